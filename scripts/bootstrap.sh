@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Set up Seed3D on a fresh Debian machine: system libraries (when missing), .venv, the package and its pins.
+# Idempotent: a second run only checks. Usage: scripts/bootstrap.sh [--dev]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+extras=""
+[[ "${1:-}" == "--dev" ]] && extras="[dev]"
+
+# System packages: libusb for open3d, Mesa EGL/GL for the CPU rasterizer (moderngl on EGL).
+need=()
+for pkg in libusb-1.0-0 libegl1 libegl-mesa0 libgl1-mesa-dri libgles2; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
+done
+if (( ${#need[@]} )); then
+  echo "bootstrap: installing system packages: ${need[*]}"
+  SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}"
+fi
+
+# Python 3.11 virtual environment in the repository root.
+PY="${PYTHON:-$(command -v python3.11 || command -v python3)}"
+"$PY" -c 'import sys; assert sys.version_info[:2] == (3, 11), f"Seed3D needs Python 3.11, found {sys.version.split()[0]}"'
+[[ -x .venv/bin/python ]] || "$PY" -m venv .venv
+
+# Install only when the project files changed since the last successful install.
+stamp=.venv/.seed3d-installed
+want="$(cat pyproject.toml | sha256sum | cut -c1-16)${extras}"
+if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
+  echo "bootstrap: installing seed3d${extras} into .venv (torch ${TORCH_PIN:-2.13.0} CPU)"
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -e ".${extras}"
+  echo "$want" > "$stamp"
+fi
+echo "bootstrap: ready ($(.venv/bin/python -c 'import seed3d; print("seed3d", seed3d.__version__)'))"
