@@ -124,7 +124,10 @@ def _read_npz(path: Path) -> dict[str, np.ndarray]:
 
 @dataclass(eq=False)
 class Mesh:
-    """A triangle mesh in meters: ``vertices`` (N, 3) float64, ``faces`` (M, 3) int64, optional ``uv`` (N, 2)."""
+    """A triangle mesh in meters: ``vertices`` (N, 3) float64, ``faces`` (M, 3) int64, optional ``uv`` (N, 2).
+
+    UVs follow OpenGL/trimesh: u to the right, v up, so uv (0, 0) is the bottom-left of a texture image.
+    """
 
     vertices: FloatArray
     faces: IntArray
