@@ -1,0 +1,96 @@
+"""Physics stage: collision hulls and mass properties for every part (``prepare``), materials, validation.
+
+``prepare(asset)`` returns a copy whose parts all have convex collision hulls (``collision.decompose``)
+and an ``Inertial`` (``inertia.compute_inertial`` from the part mesh × its physical material's density).
+What had to be approximated (hull fallbacks, inertials from hulls, clamped tiny parts) is listed in
+``asset.metadata["physics"]["warnings"]``, with the hull count and method per part beside it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from seed3d.asset import Asset
+from seed3d.physics.collision import CollisionConfig, CollisionResult, decompose, hull_problems
+from seed3d.physics.inertia import compute_inertial, inertia_problems
+from seed3d.physics.materials import MATERIALS, get_material
+
+logger = logging.getLogger(__name__)
+
+ProgressCallback = Callable[[float, str], None]
+
+__all__ = [
+    "MATERIALS", "CollisionConfig", "CollisionResult", "PhysicsConfig", "ProgressCallback", "compute_inertial",
+    "decompose", "get_material", "hull_problems", "inertia_problems", "prepare",
+]
+
+
+@dataclass
+class PhysicsConfig:
+    """Settings of the physics stage."""
+
+    collision: CollisionConfig = field(default_factory=CollisionConfig)
+    """Convex decomposition settings (hull caps, CoACD parameters, cache)."""
+    min_thickness: float = 1e-3
+    """Flat parts are treated as at least this thick (meters) when computing mass properties."""
+
+
+def _prefix(part: str, kind: str) -> str:
+    return f"part {part!r} {kind}: "
+
+
+def prepare(asset: Asset, config: PhysicsConfig | None = None, force: bool = False,
+            progress: ProgressCallback | None = None) -> Asset:
+    """A copy of ``asset`` whose parts all have collision hulls and inertials.
+
+    Parts that already have them keep them unless ``force``. ``progress(fraction, message)`` is called
+    as parts are processed. ``metadata["physics"]`` gets ``warnings`` (strings starting with
+    ``part '<name>' collision: `` or ``part '<name>' inertial: ``; earlier warnings about what is not
+    recomputed are kept), ``hulls`` (count per part) and ``methods`` (how each part's hulls were made:
+    convex, coacd, hull, or given).
+    """
+    cfg = config or PhysicsConfig()
+    out = asset.copy()
+    previous = dict(out.metadata.get("physics") or {})
+    old_warnings = [str(w) for w in previous.get("warnings", [])]
+    old_methods = dict(previous.get("methods", {}))
+    warnings: list[str] = []
+    hulls: dict[str, int] = {}
+    methods: dict[str, str] = {}
+    n = len(out.parts)
+    for index, part in enumerate(out.parts):
+        col_prefix, in_prefix = _prefix(part.name, "collision"), _prefix(part.name, "inertial")
+        if force or not part.collision:
+            if progress is not None:
+                progress(index / n, f"collision hulls of {part.name}")
+            result = decompose(part.mesh, cfg.collision)
+            part.collision = result.hulls
+            methods[part.name] = result.method
+            warnings.extend(col_prefix + w for w in dict.fromkeys(result.warnings))
+            logger.info("%s: %d hulls (%s) in %.2f s%s", part.name, len(result.hulls), result.method,
+                        result.seconds, " (cached)" if result.cached else "")
+        else:
+            methods[part.name] = str(old_methods.get(part.name, "given"))
+            warnings.extend(w for w in old_warnings if w.startswith(col_prefix))
+        if force or part.inertial is None:
+            if progress is not None:
+                progress((index + 0.9) / n, f"mass properties of {part.name}")
+            notes: list[str] = []
+            part.inertial = compute_inertial(part.mesh, part.physical.density, notes,
+                                             min_thickness=cfg.min_thickness)
+            if part.watertight and part.inertial.source == "hull":
+                notes.append("the asset marks this part watertight but its mesh is not closed")
+            warnings.extend(in_prefix + w for w in dict.fromkeys(notes))
+        else:
+            kept = [w for w in old_warnings if w.startswith(in_prefix)]
+            problems = inertia_problems(part.inertial.mass, part.inertial.com, part.inertial.inertia)
+            kept += [in_prefix + f"given inertial: {p}" for p in problems if in_prefix + f"given inertial: {p}"
+                     not in kept]
+            warnings.extend(kept)
+        hulls[part.name] = len(part.collision)
+    out.metadata["physics"] = {"warnings": warnings, "hulls": hulls, "methods": methods}
+    if progress is not None:
+        progress(1.0, "physics ready")
+    return out
