@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -20,12 +21,11 @@ def _progress_bar(desc: str) -> tuple[Callable[[float, str], None], Callable[[],
     """A tqdm bar driven by a ``(fraction, message)`` callback; returns (callback, close)."""
     from tqdm import tqdm
 
-    bar = tqdm(total=100, desc=desc, unit="%", leave=False, file=sys.stderr,
-               bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix}")
+    bar = tqdm(total=100, desc=desc, leave=False, file=sys.stderr, bar_format="{desc} {percentage:3.0f}%|{bar}|")
 
     def update(fraction: float, message: str = "") -> None:
         bar.n = round(100 * min(max(fraction, 0.0), 1.0))
-        bar.set_postfix_str(message, refresh=False)
+        bar.set_description_str(f"{desc}: {message}" if message else desc, refresh=False)
         bar.refresh()
 
     return update, bar.close
@@ -43,27 +43,37 @@ def _formats(text: str) -> tuple[str, ...]:
     return names
 
 
-def _export(asset: Any, root: Path, formats: Sequence[str]) -> dict[str, Path]:
+def _write_sim_ready(asset: Any, out: Path, formats: Sequence[str], overwrite: bool) -> dict[str, Path]:
+    """Make ``asset`` sim-ready (hulls, inertials), save it as an asset folder at ``out`` and export beside it."""
     from seed3d.export import export_asset
+    from seed3d.physics import prepare
 
-    if not formats:
-        return {}
-    update, close = _progress_bar(f"export {asset.name}")
+    update, close = _progress_bar(asset.name)
     try:
-        return export_asset(asset, root, formats=tuple(formats), progress=update)
+        ready = prepare(asset, progress=lambda f, m: update(0.5 * f, m))
+        ready.save(out, overwrite=overwrite)
+        written = {"asset": out}
+        if formats:
+            written.update(export_asset(ready, out, formats=tuple(formats),
+                                        progress=lambda f, m: update(0.5 + 0.5 * f, m)))
+        return written
     finally:
         close()
 
 
+def _print_written(written: dict[str, Path]) -> None:
+    for kind, path in written.items():
+        print(f"{kind:5s} {path}")
+
+
 def cmd_export(args: argparse.Namespace) -> int:
-    """Export an asset folder to GLB, URDF, MJCF and USD."""
+    """Make an asset folder sim-ready (hulls, inertials) and export it to GLB, URDF, MJCF and USD."""
     from seed3d.asset import Asset
 
     asset = Asset.load(args.asset_dir)
     out = Path(args.output) if args.output else Path(args.asset_dir)
-    written = _export(asset, out, args.formats)
-    for fmt, path in written.items():
-        print(f"{fmt:5s} {path}")
+    in_place = out.resolve() == Path(args.asset_dir).resolve()
+    _print_written(_write_sim_ready(asset, out, args.formats, overwrite=in_place or args.overwrite))
     return 0
 
 
@@ -79,7 +89,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         with atomic_file(args.report) as tmp:
             tmp.write_text(json.dumps(doc, indent=2) + "\n")
     print(json.dumps(doc, indent=2) if args.json else report.summary())
-    return 0 if report.passed else 1
+    return report.exit_code
 
 
 def cmd_synth(args: argparse.Namespace) -> int:
@@ -88,17 +98,12 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
     if args.list:
         for name in synth.list_categories():
-            print(synth.describe_category(name))
+            print(synth.CATEGORIES[name].summary())
         return 0
     if not args.category or not args.output:
         raise Seed3DError("give a CATEGORY and -o DIR (or --list to see the categories)")
     asset = synth.generate(args.category, seed=args.seed)
-    out = Path(args.output)
-    asset.save(out, overwrite=args.overwrite)
-    written = _export(asset, out, args.formats)
-    print(f"asset {out}")
-    for fmt, path in written.items():
-        print(f"{fmt:5s} {path}")
+    _print_written(_write_sim_ready(asset, Path(args.output), args.formats, overwrite=args.overwrite))
     return 0
 
 
@@ -114,7 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("asset_dir", help="asset folder (with asset.json)")
     p.add_argument("--formats", type=_formats, default="glb,urdf,mjcf,usd",
                    help="comma-separated formats from glb,urdf,mjcf,usd (default: all)")
-    p.add_argument("-o", "--output", help="output folder (default: the asset folder itself)")
+    p.add_argument("-o", "--output", help="output asset folder (default: the asset folder itself)")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing output folder")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("validate", help=cmd_validate.__doc__, description=cmd_validate.__doc__)
@@ -162,6 +168,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"seed3d {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # output piped into `head` and the like
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
