@@ -565,14 +565,8 @@ class Asset:
     def load(cls, path: PathType) -> Asset:
         """Read an asset folder; problems raise ``AssetFormatError`` naming the file and element."""
         root = Path(path)
-        doc_path = root / "asset.json"
-        if not doc_path.is_file():
-            raise AssetFormatError(f"{root}: not an asset folder (no asset.json)")
-        try:
-            doc = json.loads(doc_path.read_text())
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise AssetFormatError(f"{doc_path}: not valid JSON ({exc})") from exc
-        if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        doc_path, doc = _read_json(root, "asset.json", "an asset folder")
+        if doc.get("schema") != SCHEMA:
             raise AssetFormatError(f"{doc_path}: schema is not {SCHEMA!r}")
         version = doc.get("schema_version")
         if version != SCHEMA_VERSION:
@@ -604,6 +598,20 @@ class Asset:
         if fmt not in EXPORT_LAYOUT:
             raise InvalidInputError(f"unknown format {fmt!r}; known: {', '.join(EXPORT_LAYOUT)}")
         return Path(root) / EXPORT_LAYOUT[fmt].format(name=self.name)
+
+
+def _read_json(root: Path, name: str, what: str) -> tuple[Path, dict[str, Any]]:
+    """Read ``root/name`` as a JSON object, or raise ``AssetFormatError`` saying why."""
+    doc_path = root / name
+    if not doc_path.is_file():
+        raise AssetFormatError(f"{root}: not {what} (no {name})")
+    try:
+        doc = json.loads(doc_path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise AssetFormatError(f"{doc_path}: not valid JSON ({exc})") from exc
+    if not isinstance(doc, dict):
+        raise AssetFormatError(f"{doc_path}: not a JSON object")
+    return doc_path, doc
 
 
 def _write_png(path: Path, img: UInt8Array) -> None:
@@ -713,13 +721,7 @@ class Scene:
     def load(cls, path: PathType) -> Scene:
         """Read a scene folder written by ``save``."""
         root = Path(path)
-        doc_path = root / "scene.json"
-        if not doc_path.is_file():
-            raise AssetFormatError(f"{root}: not a scene folder (no scene.json)")
-        try:
-            doc = json.loads(doc_path.read_text())
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise AssetFormatError(f"{doc_path}: not valid JSON ({exc})") from exc
+        doc_path, doc = _read_json(root, "scene.json", "a scene folder")
         if doc.get("schema") != SCENE_SCHEMA or doc.get("schema_version") != SCHEMA_VERSION:
             raise AssetFormatError(f"{doc_path}: not a {SCENE_SCHEMA} v{SCHEMA_VERSION} document")
         objects = [SceneObject(o["name"], Asset.load(root / o["asset"]), o["position"], o["yaw"])
