@@ -47,8 +47,14 @@ def box(lo: FloatArray, hi: FloatArray, uv: bool = False) -> Mesh:
 def _to_manifold(mesh: Mesh):  # type: ignore[no-untyped-def]
     import manifold3d
 
-    return manifold3d.Manifold(manifold3d.Mesh64(
+    if mesh.uv is not None:  # split at UV seams: weld coincident vertices back together
+        mesh = weld(mesh)
+    man = manifold3d.Manifold(manifold3d.Mesh64(
         vert_properties=mesh.vertices.astype(np.float64), tri_verts=mesh.faces.astype(np.uint64)))
+    status = man.status()
+    if status != manifold3d.Error.NoError:
+        raise ValueError(f"mesh is not a closed manifold ({status.name}); booleans need closed meshes")
+    return man
 
 
 def _from_manifold(man) -> Mesh:  # type: ignore[no-untyped-def]
@@ -135,3 +141,271 @@ def demo_cabinet(width: float = 0.6, depth: float = 0.45, height: float = 0.8,
         Joint("drawer_knob_mount", "fixed", "drawer", "drawer_knob", origin=[d2 + gap + wall, 0.0, split / 2]),
     ]
     return Asset("demo_cabinet", parts, joints, metadata={"source": "seed3d.synth.primitives.demo_cabinet"})
+
+
+# --------------------------------------------------------------------------------------------- more solids
+#
+# Every builder below returns one closed, outward-oriented mesh (watertight by index). Booleans go through
+# manifold3d, which needs index-manifold input: meshes split at UV seams are welded first.
+
+
+def rotation(axis: FloatArray, angle: float) -> FloatArray:
+    """4x4 rotation by ``angle`` radians about ``axis`` through the origin (right-hand rule)."""
+    a = np.asarray(axis, np.float64)
+    a = a / np.linalg.norm(a)
+    k = np.array([[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]])
+    m = np.eye(4)
+    m[:3, :3] = np.eye(3) + np.sin(angle) * k + (1 - np.cos(angle)) * (k @ k)
+    return m
+
+
+def translation(offset: FloatArray) -> FloatArray:
+    """4x4 translation by ``offset``."""
+    m = np.eye(4)
+    m[:3, 3] = offset
+    return m
+
+
+def rotation_about(axis: FloatArray, angle: float, point: FloatArray) -> FloatArray:
+    """4x4 rotation by ``angle`` about the line through ``point`` along ``axis``."""
+    p = np.asarray(point, np.float64)
+    return translation(p) @ rotation(axis, angle) @ translation(-p)
+
+
+def _z_to(direction: FloatArray) -> FloatArray:
+    """3x3 rotation taking +Z onto ``direction`` (unit)."""
+    d = np.asarray(direction, np.float64)
+    d = d / np.linalg.norm(d)
+    z = np.array([0.0, 0.0, 1.0])
+    c = float(d @ z)
+    if c > 1 - 1e-12:
+        return np.eye(3)
+    if c < -1 + 1e-12:
+        return np.diag([1.0, -1.0, -1.0])
+    ax = np.cross(z, d)
+    return rotation(ax, float(np.arccos(np.clip(c, -1, 1))))[:3, :3]
+
+
+def signed_volume(mesh: Mesh) -> float:
+    """Signed enclosed volume (positive for a closed, outward-oriented mesh)."""
+    t = mesh.vertices[mesh.faces]
+    return float(np.einsum("ij,ij->i", t[:, 0], np.cross(t[:, 1], t[:, 2])).sum() / 6.0)
+
+
+def _outward(mesh: Mesh) -> Mesh:
+    """Flip every face when the signed volume is negative."""
+    if signed_volume(mesh) < 0:
+        return Mesh(mesh.vertices, mesh.faces[:, ::-1].copy(), mesh.uv)
+    return mesh
+
+
+def lathe(profile: FloatArray, segments: int = 48, phase: float = 0.0) -> Mesh:
+    """Revolve a profile of (r, z) points about +Z into a closed, outward-oriented surface.
+
+    Either both end points lie on the axis (r = 0: they become poles, as in a vase or a solid of revolution,
+    whose outline may go up the outside, over a rim and down the inside) and every other point has r > 0, or
+    no point lies on the axis and the profile is a closed loop (a torus-like ring).
+    """
+    prof = np.asarray(profile, np.float64).reshape(-1, 2)
+    if len(prof) < 3:
+        raise ValueError("lathe needs at least 3 profile points")
+    if np.any(prof[:, 0] < 0):
+        raise ValueError("lathe profile radii must be >= 0")
+    on_axis = prof[:, 0] <= 1e-12
+    n = int(segments)
+    ang = phase + 2 * np.pi * np.arange(n) / n
+    cs, sn = np.cos(ang), np.sin(ang)
+    j = np.arange(n)
+    jn = (j + 1) % n
+    if on_axis[0] and on_axis[-1]:
+        if np.any(on_axis[1:-1]):
+            raise ValueError("only the end points of an open lathe profile may lie on the axis")
+        rings = prof[1:-1]
+        k = len(rings)
+        ring_v = np.stack([rings[:, :1] * cs, rings[:, :1] * sn, np.repeat(rings[:, 1:], n, axis=1)], axis=-1)
+        verts = np.concatenate([ring_v.reshape(-1, 3), [[0, 0, prof[0, 1]], [0, 0, prof[-1, 1]]]])
+        bottom, top = k * n, k * n + 1
+        rk = np.arange(k - 1)[:, None] * n
+        a, b = (rk + j).ravel(), (rk + jn).ravel()
+        c, d = a + n, b + n
+        quads = np.concatenate([np.stack([a, c, d], 1), np.stack([a, d, b], 1)])
+        fan_bot = np.stack([np.full(n, bottom), j, jn], 1)
+        last = (k - 1) * n
+        fan_top = np.stack([last + j, np.full(n, top), last + jn], 1)
+        faces = np.concatenate([fan_bot, quads, fan_top])
+    elif not np.any(on_axis):
+        k = len(prof)
+        ring_v = np.stack([prof[:, :1] * cs, prof[:, :1] * sn, np.repeat(prof[:, 1:], n, axis=1)], axis=-1)
+        verts = ring_v.reshape(-1, 3)
+        rk = np.arange(k)[:, None] * n
+        rk1 = ((np.arange(k) + 1) % k)[:, None] * n
+        a, b = (rk + j).ravel(), (rk + jn).ravel()
+        c, d = (rk1 + j).ravel(), (rk1 + jn).ravel()
+        faces = np.concatenate([np.stack([a, c, d], 1), np.stack([a, d, b], 1)])
+    else:
+        raise ValueError("a lathe profile must start and end on the axis, or not touch it at all")
+    return _outward(Mesh(verts, faces))
+
+
+def place(mesh: Mesh, direction: FloatArray = (0, 0, 1), at: FloatArray = (0, 0, 0)) -> Mesh:
+    """Rotate a mesh built along +Z so that +Z points along ``direction``, then move its origin to ``at``."""
+    m = np.eye(4)
+    m[:3, :3] = _z_to(direction)
+    m[:3, 3] = at
+    return mesh.transformed(m)
+
+
+def cylinder(radius: float, height: float, segments: int = 32, direction: FloatArray = (0, 0, 1),
+             at: FloatArray = (0, 0, 0), radius_top: float | None = None) -> Mesh:
+    """A closed cylinder (or frustum with ``radius_top``) from ``at`` along ``direction`` for ``height``."""
+    rt = radius if radius_top is None else radius_top
+    prof = [(0, 0), (radius, 0), (rt, height), (0, height)] if rt > 0 else [(0, 0), (radius, 0), (0, height)]
+    return place(lathe(prof, segments), direction, at)
+
+
+def cylinder_between(p0: FloatArray, p1: FloatArray, radius: float, segments: int = 24) -> Mesh:
+    """A closed cylinder of ``radius`` whose axis runs from ``p0`` to ``p1``."""
+    p0, p1 = np.asarray(p0, np.float64), np.asarray(p1, np.float64)
+    d = p1 - p0
+    return cylinder(radius, float(np.linalg.norm(d)), segments, d, p0)
+
+
+def sphere(radius: float, center: FloatArray = (0, 0, 0), segments: int = 32) -> Mesh:
+    """A closed UV sphere."""
+    t = np.linspace(-np.pi / 2, np.pi / 2, max(segments // 2, 4) + 1)
+    prof = np.stack([radius * np.cos(t), radius * np.sin(t)], 1)
+    prof[0, 0] = prof[-1, 0] = 0.0
+    return lathe(prof, segments).translated(center)
+
+
+def torus(major: float, minor: float, segments: int = 48, minor_segments: int = 16,
+          direction: FloatArray = (0, 0, 1), at: FloatArray = (0, 0, 0)) -> Mesh:
+    """A closed torus around ``direction`` through ``at`` (ring radius ``major``, tube radius ``minor``)."""
+    if minor >= major:
+        raise ValueError("torus needs minor < major")
+    t = 2 * np.pi * np.arange(minor_segments) / minor_segments
+    prof = np.stack([major + minor * np.cos(t), minor * np.sin(t)], 1)
+    return place(lathe(prof, segments), direction, at)
+
+
+def hull(points: FloatArray) -> Mesh:
+    """The convex hull of points as a closed, outward-oriented mesh (qhull, triangulated facets)."""
+    from scipy.spatial import ConvexHull
+
+    pts = np.asarray(points, np.float64).reshape(-1, 3)
+    h = ConvexHull(pts, qhull_options="Qt")
+    used, faces = np.unique(h.simplices, return_inverse=True)
+    faces = faces.reshape(-1, 3)
+    verts = pts[used]
+    t = verts[faces]
+    normal = np.cross(t[:, 1] - t[:, 0], t[:, 2] - t[:, 0])
+    inward = np.einsum("ij,ij->i", normal, t[:, 0] - verts.mean(axis=0)) < 0
+    faces[inward] = faces[inward][:, ::-1]
+    return Mesh(verts, faces)
+
+
+def rounded_box(lo: FloatArray, hi: FloatArray, radius: float, segments: int = 6) -> Mesh:
+    """An axis-aligned box with edges and corners rounded by ``radius``, built as a box grown by a ball.
+
+    A latitude-longitude ball grid is split into octants that are pushed out to the corners of the inner box;
+    the flat faces are the strips between octants and the two caps. ``segments`` per quarter circle.
+    """
+    lo, hi = np.asarray(lo, np.float64), np.asarray(hi, np.float64)
+    r = float(min(radius, 0.5 * float(np.min(hi - lo))))
+    if r <= 0:
+        return box(lo, hi)
+    k = max(int(segments), 1)
+    c, h = (lo + hi) / 2, (hi - lo) / 2 - r
+    t = np.linspace(0.0, np.pi / 2, k + 1)
+    ct, st = np.cos(t), np.sin(t)
+    ct[-1], st[-1] = 0.0, 1.0
+    # longitude columns quadrant by quadrant (exact quarter turns), with the octant's corner signs
+    cols_c = np.concatenate([ct, -st, -ct, st])
+    cols_s = np.concatenate([st, ct, -st, -ct])
+    sx = np.repeat([1.0, -1.0, -1.0, 1.0], k + 1)
+    sy = np.repeat([1.0, 1.0, -1.0, -1.0], k + 1)
+    # latitude rows from the bottom pole to the equator (lower octants), then equator to the top pole
+    rows_c = np.concatenate([ct[::-1], ct])
+    rows_s = np.concatenate([-st[::-1], st])
+    sz = np.repeat([-1.0, 1.0], k + 1)
+    x = c[0] + sx[None] * h[0] + r * rows_c[:, None] * cols_c[None]
+    y = c[1] + sy[None] * h[1] + r * rows_c[:, None] * cols_s[None]
+    z = c[2] + sz[:, None] * h[2] + r * rows_s[:, None] + 0.0 * cols_c[None]
+    nr, nc = x.shape
+    verts = np.stack([x, y, z], axis=-1).reshape(-1, 3)
+    i, j = np.meshgrid(np.arange(nr - 1), np.arange(nc), indexing="ij")
+    a = (i * nc + j).ravel()
+    b_ = (i * nc + (j + 1) % nc).ravel()
+    quads = np.concatenate([np.stack([a, b_, b_ + nc], 1), np.stack([a, b_ + nc, a + nc], 1)])
+    corners = np.arange(4) * (k + 1)  # one column per octant at the poles
+    top = (nr - 1) * nc + corners
+    caps = np.array([[corners[0], corners[2], corners[1]], [corners[0], corners[3], corners[2]],
+                     [top[0], top[1], top[2]], [top[0], top[2], top[3]]])
+    return _outward(weld(Mesh(verts, np.concatenate([quads, caps]))))
+
+
+def prism(polygon: FloatArray, z0: float, z1: float) -> Mesh:
+    """Extrude a simple counter-clockwise XY polygon from ``z0`` to ``z1`` into a closed mesh."""
+    import manifold3d
+
+    cs = manifold3d.CrossSection([np.asarray(polygon, np.float64).reshape(-1, 2)])
+    return _from_manifold(cs.extrude(z1 - z0)).translated([0, 0, z0])
+
+
+def intersection(a: Mesh, *others: Mesh) -> Mesh:
+    """Exact boolean intersection of closed meshes."""
+    result = _to_manifold(a)
+    for m in others:
+        result = result ^ _to_manifold(m)
+    return _from_manifold(result)
+
+
+def weld(mesh: Mesh) -> Mesh:
+    """Merge vertices at exactly the same position (drops UVs): undoes splitting at UV seams."""
+    if not len(mesh.vertices):
+        return Mesh(mesh.vertices, mesh.faces)
+    uniq, inv = np.unique(mesh.vertices, axis=0, return_inverse=True)
+    faces = inv.reshape(-1)[mesh.faces]
+    keep = (faces[:, 0] != faces[:, 1]) & (faces[:, 1] != faces[:, 2]) & (faces[:, 0] != faces[:, 2])
+    return Mesh(uniq, faces[keep])
+
+
+def is_watertight(mesh: Mesh) -> bool:
+    """True when, after welding, every edge is used exactly once in each direction (closed, consistent)."""
+    m = weld(mesh)
+    if not len(m.faces):
+        return False
+    f = m.faces
+    e = np.concatenate([f[:, [0, 1]], f[:, [1, 2]], f[:, [2, 0]]])
+    n = len(m.vertices)
+    key = e[:, 0] * n + e[:, 1]
+    rev = e[:, 1] * n + e[:, 0]
+    uniq, counts = np.unique(key, return_counts=True)
+    return bool(np.all(counts == 1) and np.all(np.isin(rev, uniq)))
+
+
+def box_uv(mesh: Mesh, span: float | None = None) -> Mesh:
+    """Planar box-projection UVs: each face is projected along its dominant normal axis.
+
+    Vertices are split where faces of different projection axes meet (the mesh stays closed after welding).
+    UVs are ``(coordinate - min) / span`` with ``span`` the largest extent by default, so they lie in [0, 1].
+    """
+    m = weld(mesh) if mesh.uv is not None else mesh
+    v, f = m.vertices, m.faces
+    if not len(f):
+        return Mesh(v, f, np.zeros((len(v), 2)))
+    t = v[f]
+    normal = np.cross(t[:, 1] - t[:, 0], t[:, 2] - t[:, 0])
+    axis = np.argmax(np.abs(normal), axis=1)
+    key = (f * 3 + axis[:, None]).ravel()
+    uniq, inv = np.unique(key, return_inverse=True)
+    nv = v[uniq // 3]
+    ax = uniq % 3
+    lo = v.min(axis=0)
+    span = float(span if span is not None else max(float(np.max(v.max(axis=0) - lo)), 1e-9))
+    rel = (nv - lo) / span
+    u_axis = np.where(ax == 0, 1, 0)
+    v_axis = np.where(ax == 2, 1, 2)
+    rows = np.arange(len(nv))
+    uv = np.stack([rel[rows, u_axis], rel[rows, v_axis]], 1)
+    return Mesh(nv, inv.reshape(-1, 3), np.clip(uv, 0.0, 1.0))
