@@ -1192,11 +1192,18 @@ def _bullet_load_check(path: Path) -> _Result:
 
 
 def _rest_verdict(engine: str, names: list[str], moved: FloatArray, lin: FloatArray, ang: FloatArray,
-                  drift: list[tuple[str, float, bool]], sank: float, config: ValidationConfig) -> _Result:
-    """Judge a rest run: link displacement, speeds, joint drift and how far the asset sank into the ground."""
+                  drift: list[tuple[str, float, bool]], sank: float, config: ValidationConfig,
+                  free_spin: list[bool] | None = None) -> _Result:
+    """Judge a rest run: link displacement, speeds, joint drift and how far the asset sank into the ground.
+
+    Links flagged in ``free_spin`` (children of continuous joints: wheels, knobs) may keep turning; their
+    centre of mass must still be at rest.
+    """
     dist = np.linalg.norm(moved, axis=1)
     speed = np.linalg.norm(lin, axis=1)
     spin = np.linalg.norm(ang, axis=1)
+    if free_spin is not None:
+        spin = np.where(np.asarray(free_spin, bool), 0.0, spin)
     problems = []
     i_d, i_v, i_w = int(np.argmax(dist)), int(np.argmax(speed)), int(np.argmax(spin))
     if not np.all(np.isfinite(dist)) or dist[i_d] > config.max_rest_displacement:
@@ -1255,8 +1262,10 @@ def _bullet_rest_check(path: Path, config: ValidationConfig) -> _Result:
         drift = [(b.info[j][1].decode(), c.getJointState(b.id, j)[0] - q, b.info[j][2] == c.JOINT_REVOLUTE)
                  for j, q in zip(movable, q0, strict=True)
                  if b.info[j][8] <= b.info[j][9]]  # continuous joints (lower > upper) may turn freely
+        free_spin = [link >= 0 and b.info[link][2] == c.JOINT_REVOLUTE and b.info[link][8] > b.info[link][9]
+                     for link in b.links]
         result = _rest_verdict("PyBullet", [b.names[i] for i in b.links], end - expected, lin, ang, drift,
-                               -lowest, config)
+                               -lowest, config, free_spin)
         if static:
             result.message += " (massless base: static in PyBullet)"
         return result
@@ -1615,8 +1624,10 @@ def _mj_rest(spec: Any, path: Path, config: ValidationConfig, free_root: str | N
     drift = [(m.joint(j).name or f"joint {j}", float(d.qpos[m.jnt_qposadr[j]]) - q,
               _mj_jtype(m, j) == "hinge") for j, q in zip(hinge_slide, q0, strict=True)
              if m.jnt_limited[j]]  # unlimited (continuous) joints, wheels and knobs, may turn freely
+    free_spin = [any(_mj_jtype(m, j) == "hinge" and not m.jnt_limited[j]
+                     for j in range(m.body_jntadr[b], m.body_jntadr[b] + m.body_jntnum[b])) for b in bodies]
     result = _rest_verdict("MuJoCo", [m.body(b).name or f"body {b}" for b in bodies], d.xipos[bodies] - expected,
-                           lin, ang, drift, -lowest, config)
+                           lin, ang, drift, -lowest, config, free_spin)
     if not free:
         result.message += " (no free joint: the model is fixed to the world)"
     result.numbers["timestep"] = float(m.opt.timestep)
