@@ -1,4 +1,4 @@
-"""Synthetic assets export to every format and pass the physics validator (PyBullet, MuJoCo, USD)."""
+"""Every category, at several seeds, exports to every format and passes the physics validator."""
 
 from __future__ import annotations
 
@@ -6,23 +6,25 @@ from pathlib import Path
 
 import pytest
 
-from seed3d.synth import generate
+from seed3d.export import export_asset
+from seed3d.physics import prepare
+from seed3d.physics.validate import validate_path
+from seed3d.synth import generate, list_categories
 
-export = pytest.importorskip("seed3d.export")
-validate = pytest.importorskip("seed3d.physics.validate")
+SEEDS = (0, 1)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("category", "seed"), [("cabinet", 0), ("microwave", 1), ("faucet", 0), ("box", 2)])
-def test_exports_validate_in_every_format(tmp_path: Path, category: str, seed: int) -> None:
-    if not hasattr(export, "export_asset") or not hasattr(validate, "validate_path"):
-        pytest.skip("exporters or validator not built yet")
-    from seed3d.physics import prepare
-
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("category", list_categories())
+def test_category_validates_in_every_format(tmp_path: Path, category: str, seed: int) -> None:
     asset = prepare(generate(category, seed))
     out = asset.save(tmp_path / asset.name)
-    written = export.export_asset(asset, out)
-    assert set(written) >= {"glb", "urdf", "mjcf", "usd"}
-    report = validate.validate_path(out)
-    failed = [c for c in report.to_dict()["checks"] if c["status"] == "fail"]
+    written = export_asset(asset, out)
+    assert set(written) >= {"glb", "urdf", "mjcf", "usd", "usdz"}
+    report = validate_path(out)
+    assert report.absent == []
+    assert {"urdf.sweep", "urdf.drive", "mjcf.sweep", "urdf.rest_pybullet", "kinematics.usd"} <= {
+        c.name for c in report.checks}
+    failed = [f"{c.name}: {c.message}" for c in report.checks if not c.passed and c.status == "fail"]
     assert report.passed, failed

@@ -1,4 +1,4 @@
-"""Physics test fixtures: keep the collision cache out of the user's home."""
+"""Suite-wide fixtures: keep caches (e.g. collision hulls) out of the user's home."""
 
 from __future__ import annotations
 
