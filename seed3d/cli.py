@@ -107,6 +107,33 @@ def cmd_synth(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_data_build(args: argparse.Namespace) -> int:
+    """Build (or resume) one split of the procedural training data set: shards, manifest.json and DATASET.md."""
+    from seed3d.synth.dataset import DatasetConfig, build_split
+
+    sizes = {"samples_per_shard": args.samples_per_shard, "surface_points": args.surface_points,
+             "sharp_points": args.sharp_points, "volume_points": args.volume_points,
+             "near_points": args.near_points, "cond_views": args.cond_views,
+             "cond_resolution": args.cond_resolution, "pbr_resolution": args.pbr_resolution}
+    categories = None
+    if args.categories:
+        categories = tuple(dict.fromkeys(c.strip() for c in args.categories.split(",") if c.strip()))
+    config = DatasetConfig(**{k: v for k, v in sizes.items() if v is not None}, categories=categories,
+                           backend=args.backend)
+    update, close = _progress_bar(f"data {args.split}")
+    try:
+        report = build_split(args.out, args.split, args.count, config, workers=args.workers, progress=update,
+                             overwrite=args.overwrite)
+    finally:
+        close()
+    print(f"manifest {report.manifest}")
+    print(f"samples  {report.samples} of {args.count} ({report.failures} failed seed(s), "
+          f"{len(report.skipped)} sample(s) left out)")
+    print(f"shards   {report.shards_written} written, {report.shards_reused} reused, "
+          f"{report.bytes / 1e6:.1f} MB, {report.seconds:.1f} s")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``seed3d`` command."""
     parser = argparse.ArgumentParser(
@@ -132,23 +159,57 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("synth", help=cmd_synth.__doc__, description=cmd_synth.__doc__)
     p.add_argument("category", nargs="?", help="object category (see --list)")
     p.add_argument("--list", action="store_true", help="print one category per line with its parameters")
-    p.add_argument("--seed", type=_seed, default=0, help="random seed (same category and seed: same asset)")
+    p.add_argument("--seed", type=_non_negative, default=0, help="random seed (same category and seed: same asset)")
     p.add_argument("-o", "--output", help="output asset folder")
     p.add_argument("--formats", type=_formats, default="glb,urdf,mjcf,usd",
                    help="exports to write beside the asset: comma-separated, or 'none' (default: all)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing output folder")
     p.set_defaults(func=cmd_synth)
+
+    p = sub.add_parser("data", help="training data sets made from the procedural categories",
+                       description="Training data sets made from the procedural categories.")
+    sub_data = p.add_subparsers(dest="data_command", metavar="ACTION")
+    p.set_defaults(func=lambda _args, _p=p: _p.print_help() or 2)
+    b = sub_data.add_parser("build", help=cmd_data_build.__doc__, description=cmd_data_build.__doc__)
+    b.add_argument("--out", required=True, metavar="DIR", help="data set folder; the split goes to DIR/SPLIT")
+    b.add_argument("--split", required=True, choices=("train", "val", "test"),
+                   help="split: each owns a disjoint seed range")
+    b.add_argument("--count", required=True, type=_positive, help="number of samples")
+    b.add_argument("--workers", type=_positive, default=os.cpu_count() or 1,
+                   help="worker processes (default: the number of CPUs)")
+    b.add_argument("--samples-per-shard", type=_positive, help="samples per shard file (default 64)")
+    b.add_argument("--surface-points", type=_positive, help="surface points per sample (default 16384)")
+    b.add_argument("--sharp-points", type=_positive, help="sharp-edge points per sample (default 4096)")
+    b.add_argument("--volume-points", type=_positive, help="uniform SDF samples per sample (default 8192)")
+    b.add_argument("--near-points", type=_positive, help="near-surface SDF samples per sample (default 8192)")
+    b.add_argument("--cond-views", type=_non_negative, help="random conditioning views per sample (default 4)")
+    b.add_argument("--cond-resolution", type=_positive, help="conditioning image size in pixels (default 128)")
+    b.add_argument("--pbr-resolution", type=_positive, help="PBR target view size in pixels (default 128)")
+    b.add_argument("--categories", help="comma-separated categories to cycle through (default: all)")
+    b.add_argument("--backend", default="auto", choices=("auto", "nvdiffrast", "moderngl", "open3d"),
+                   help="render backend (default: the first that works)")
+    b.add_argument("--overwrite", action="store_true",
+                   help="replace a split built with other settings (same settings always resume)")
+    b.set_defaults(func=cmd_data_build)
     return parser
 
 
-def _seed(text: str) -> int:
+def _integer_at_least(text: str, low: int) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"seed must be an integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"seed must be >= 0, got {value}")
+        raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {text!r}") from None
+    if value < low:
+        raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {value}")
     return value
+
+
+def _positive(text: str) -> int:
+    return _integer_at_least(text, 1)
+
+
+def _non_negative(text: str) -> int:
+    return _integer_at_least(text, 0)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
