@@ -1,0 +1,881 @@
+"""Kinematic grouping and the joint reasoners.
+
+``choose_root`` and ``build_tree`` group parts into a tree: the root is the part labelled body (then top, frame,
+base, seat) or else the largest; every other part hangs from the part it is joined to most strongly (contact
+patch area over gap, ``Contact.score``), grown from the root like a maximum spanning tree, where small fittings
+(handles, knobs, buttons, bulbs...) never carry other parts and panels that move (doors, drawers, lids) do not
+carry each other.
+
+A ``Reasoner`` turns a ``PartContext`` (the part, its parent, their contact, the candidate axes, the children,
+free-translation probes) into a ``Decision``: joint type, signed axis (a positive value opens), pivot, which
+candidate it came from, the limit prior and the damping preset. ``RuleReasoner`` is the default, written out
+label by label (drawer → prismatic along its free front direction; door → revolute on the edge away from its
+handle, opening outward; lid → revolute on its back edge; knob, wheel → continuous on the symmetry axis; button →
+prismatic inward; ...). ``VLMReasoner`` takes a vision-language model's JSON answers instead (no network here:
+the answers are given, or produced by a callable) and validates them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from seed3d.articulation._geometry import canonical_sign, snap, unit
+from seed3d.articulation.candidates import (
+    APART,
+    CLEARANCE,
+    FLUSH,
+    Analysis,
+    Candidate,
+    Contact,
+    Shape,
+    curvature_pivot,
+    patch_long_axis,
+    sphere_fit,
+)
+from seed3d.articulation.limits import JOINT_PRESETS, LIMIT_PRIORS, CollisionScene
+from seed3d.asset import JOINT_TYPES, Asset
+from seed3d.errors import InvalidInputError
+from seed3d.typed import FloatArray
+
+#: Labels that make a part the root, in order of preference.
+ROOT_LABELS: tuple[str, ...] = ("body", "top", "frame", "base", "seat")
+#: Small fittings: they hang from a part and never carry others.
+LEAF_LABELS: frozenset[str] = frozenset({"handle", "knob", "button", "wheel", "bulb", "panel", "keyboard", "lever",
+                                         "spout", "cushion", "tray"})
+#: Panels that move; they are not mounted on each other.
+MOVING_PANELS: frozenset[str] = frozenset({"door", "drawer", "lid", "screen"})
+#: Fittings that sit on a moving panel (a handle on a door) with full weight.
+FITTINGS: frozenset[str] = frozenset({"handle", "knob", "button", "panel", "bulb", "keyboard", "lever", "cushion"})
+#: Labels that are always fixed to their parent.
+FIXED_LABELS: frozenset[str] = frozenset({"body", "leg", "top", "frame", "base", "back", "cushion", "keyboard", "bulb",
+                                          "panel", "shelf"})
+
+_Z = np.array([0.0, 0.0, 1.0])
+_X = np.array([1.0, 0.0, 0.0])
+
+
+# --------------------------------------------------------------------------------------------- grouping
+
+
+def choose_root(asset: Asset, analysis: Analysis) -> str:
+    """The part everything hangs from: the first of ``ROOT_LABELS`` present (largest if several), else the
+    largest part by box volume."""
+    def volume(name: str) -> float:
+        return float(np.prod(np.maximum(analysis.shape(name).box.extents, 1e-6)))
+
+    for label in ROOT_LABELS:
+        named = [p.name for p in asset.parts if p.label == label]
+        if named:
+            return max(named, key=volume)
+    return max((p.name for p in asset.parts), key=volume)
+
+
+#: Labels that always move relative to what they touch: never glued into their host's rigid group.
+ALWAYS_MOVING: frozenset[str] = frozenset({"door", "drawer", "lid", "screen", "wheel", "button"})
+
+
+def _edge_weight(analysis: Analysis, child: str, parent: str) -> float:
+    """How strongly ``child`` is joined to ``parent`` (0: no contact within the clearance gap)."""
+    c = analysis.contact(child, parent)
+    if c is None or c.kind == APART:
+        return 0.0
+    cl, pl = analysis.part(child).label, analysis.part(parent).label
+    w = c.score
+    if pl in MOVING_PANELS and cl not in FITTINGS:
+        w *= 0.05 if cl in MOVING_PANELS else 0.2
+    return w
+
+
+def _may_glue(labels: list[str]) -> bool:
+    """Whether parts with these labels may form one rigid group: a part whose label always moves
+    (``ALWAYS_MOVING``) only with fittings (its handle, its glass), at most one of them per group, and a knob
+    only as the handle of a moving panel."""
+    moving = [lab for lab in labels if lab in ALWAYS_MOVING]
+    if len(moving) > 1 or (moving and any(lab not in ALWAYS_MOVING and lab not in FITTINGS for lab in labels)):
+        return False
+    return "knob" not in labels or any(lab in MOVING_PANELS for lab in labels)
+
+
+def rigid_groups(asset: Asset, analysis: Analysis) -> dict[str, int]:
+    """Group id per part: parts in flush contact (glued, screwed, resting) form one rigid group, unless that
+    would glue a part whose label always moves to its host (``_may_glue``)."""
+    names = [p.name for p in asset.parts]
+    labels = {p.name: p.label for p in asset.parts}
+    members = {n: [n] for n in names}
+    owner = {n: n for n in names}
+    pairs = []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            if analysis.box_gap(a, b) > analysis.config.reach:
+                continue
+            c = analysis.contact(a, b)
+            if c is not None and c.kind == FLUSH:
+                pairs.append((-c.score, i, a, b))
+    for _, _, a, b in sorted(pairs):  # strongest glue first
+        ra, rb = owner[a], owner[b]
+        if ra == rb or not _may_glue([labels[m] for m in members[ra] + members[rb]]):
+            continue
+        for m in members[rb]:
+            owner[m] = ra
+        members[ra] += members.pop(rb)
+    return {n: names.index(owner[n]) for n in names}
+
+
+def _grow(members: list[str], start: str, weight: Callable[[str, str], float], hosts_ok: Callable[[str], bool],
+          distance: Callable[[str, str], float], order: list[str]) -> dict[str, str]:
+    """Attach ``members`` to a tree grown from ``start``: the strongest edge from an attached host first
+    (maximum spanning tree), the nearest host when nothing touches."""
+    attached, parents = [start], {}
+    todo = [m for m in members if m != start]
+    while todo:
+        hosts = [h for h in attached if hosts_ok(h)] or [start]
+        best: tuple[float, str, str] | None = None
+        for child in todo:
+            for host in hosts:
+                w = weight(child, host)
+                if w > 0 and (best is None or w > best[0]):
+                    best = (w, child, host)
+        if best is None:
+            _, _, child, host = min((distance(c, h), order.index(c), c, h) for c in todo for h in hosts)
+        else:
+            _, child, host = best
+        parents[child] = host
+        attached.append(child)
+        todo.remove(child)
+    return parents
+
+
+def build_tree(asset: Asset, analysis: Analysis, root: str) -> dict[str, str]:
+    """Parent of every part but the root (see the module docstring).
+
+    Parts glued together (``rigid_groups``) move as one: the groups form a tree grown from the root's group by
+    the strongest contact between them; a group hangs from its parent group through the member that comes
+    closest to it (its head, where the joint is: the door of a door with its handle, the arm of an arm with its
+    counterweight), and the other members hang from the member they are glued to most strongly.
+    """
+    names = [p.name for p in asset.parts]
+    labels = {p.name: p.label for p in asset.parts}
+    gid = rigid_groups(asset, analysis)
+    groups: dict[int, list[str]] = {}
+    for n in names:
+        groups.setdefault(gid[n], []).append(n)
+
+    def host_ok(h: str) -> bool:
+        return labels[h] not in LEAF_LABELS or h == root
+
+    def volume(n: str) -> float:
+        return float(np.prod(np.maximum(analysis.shape(n).box.extents, 1e-6)))
+
+    def link(g: int, h: int) -> tuple[float, str, str]:
+        """Best (weight, child member, host member) joining group g to group h."""
+        best = (0.0, "", "")
+        for a in groups[g]:
+            for b in groups[h]:
+                if host_ok(b):
+                    w = _edge_weight(analysis, a, b)
+                    if w > best[0]:
+                        best = (w, a, b)
+        return best
+
+    rg = gid[root]
+    group_names = {g: f"#{g}" for g in groups}
+    by_name = {v: k for k, v in group_names.items()}
+
+    def group_gap(c: str, h: str) -> float:
+        return min(analysis.distance(a, b) for a in groups[by_name[c]] for b in groups[by_name[h]] if host_ok(b))
+
+    def group_hosts(h: str) -> bool:
+        return any(host_ok(b) for b in groups[by_name[h]])
+
+    gparents = _grow(list(group_names.values()), group_names[rg],
+                     lambda c, h: link(by_name[c], by_name[h])[0], group_hosts, group_gap,
+                     list(group_names.values()))
+    # a group attached to the first group it touched moves to one it is joined to clearly more strongly
+    for _ in range(3):
+        changed = False
+        for cg in list(gparents):
+            below = set(subtree(gparents, cg))
+            options = [h for h in group_names.values() if h not in below and group_hosts(h)]
+            cur = link(by_name[cg], by_name[gparents[cg]])[0]
+            best = max(options, key=lambda h: (link(by_name[cg], by_name[h])[0], -names.index(groups[by_name[h]][0])))
+            if best != gparents[cg] and link(by_name[cg], by_name[best])[0] > 1.5 * cur:
+                gparents[cg] = best
+                changed = True
+        if not changed:
+            break
+    parents: dict[str, str] = {}
+    heads = {rg: root}
+    for cg_name in _order_groups(group_names[rg], gparents):
+        g = by_name[cg_name]
+        if g == rg:
+            head = root
+        else:
+            h = by_name[gparents[cg_name]]
+            touching = [a for a in groups[g] if any(host_ok(b) and _edge_weight(analysis, a, b) > 0
+                                                    for b in groups[h])]
+            if touching:
+                # the joint is where the groups come closest (a knuckle), then where they touch most
+                gap = {a: min(analysis.distance(a, b) for b in groups[h] if host_ok(b)) for a in touching}
+                closest = min(gap.values())
+                near = [a for a in touching if gap[a] <= closest + 0.0005]
+                head = max(near, key=lambda a: (max(_edge_weight(analysis, a, b) for b in groups[h] if host_ok(b)),
+                                                volume(a), -names.index(a)))
+                host = max((b for b in groups[h] if host_ok(b)),
+                           key=lambda b: (_edge_weight(analysis, head, b), -names.index(b)))
+            else:  # nothing touches: the nearest pair
+                pairs = [(analysis.distance(a, b), names.index(a), names.index(b), a, b)
+                         for a in groups[g] for b in groups[h] if host_ok(b)]
+                _, _, _, head, host = min(pairs) if pairs else (0.0, 0, 0, groups[g][0], heads[h])
+            parents[head] = host
+            heads[g] = head
+        inner = _grow(groups[g], head, lambda c, hh: analysis.contact(c, hh).score
+                      if analysis.contact(c, hh) is not None and analysis.contact(c, hh).kind == FLUSH else 0.0,
+                      host_ok, analysis.distance, names)
+        parents.update(inner)
+    return parents
+
+
+def _order_groups(root: str, parents: Mapping[str, str]) -> list[str]:
+    out, queue = [root], [root]
+    while queue:
+        n = queue.pop(0)
+        kids = [c for c, p in parents.items() if p == n]
+        out += kids
+        queue += kids
+    return out
+
+
+def subtree(parents: Mapping[str, str], name: str) -> list[str]:
+    """``name`` and every part below it."""
+    out, stack = [], [name]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        stack.extend(c for c, p in parents.items() if p == n)
+    return out
+
+
+# --------------------------------------------------------------------------------------------- context
+
+
+@dataclass
+class Decision:
+    """A reasoner's answer for one part: how it is joined to its parent.
+
+    ``axis`` is signed so that a positive joint value opens (a door swings out, a drawer slides out, a button goes
+    in); ``origin`` is a point on the axis (any point on the part for prismatic and fixed joints). ``limits`` names
+    a ``LIMIT_PRIORS`` entry; ``lower``/``upper`` when given replace the prior's caps. ``preset`` names the
+    ``JOINT_PRESETS`` entry for damping, friction, effort and velocity.
+    """
+
+    type: str
+    axis: FloatArray
+    origin: FloatArray
+    candidate: int | None = None
+    limits: str = ""
+    preset: str = "fixed"
+    reason: str = ""
+    lower: float | None = None
+    upper: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.type not in JOINT_TYPES:
+            raise InvalidInputError(f"joint type must be one of {JOINT_TYPES}, got {self.type!r}")
+        self.axis = unit(np.asarray(self.axis, np.float64).reshape(3))
+        self.origin = np.asarray(self.origin, np.float64).reshape(3)
+        if self.type != "fixed" and not np.any(self.axis):
+            raise InvalidInputError("a movable joint needs a non-zero axis")
+        if self.type == "fixed" and not np.any(self.axis):
+            self.axis = _Z.copy()
+
+
+@dataclass
+class PartContext:
+    """Everything a reasoner sees about one part: itself, its parent, their contact and the candidate axes."""
+
+    name: str
+    label: str
+    parent: str
+    parent_label: str
+    shape: Shape
+    parent_shape: Shape
+    contact: Contact | None
+    candidates: list[Candidate]
+    children: list[tuple[str, str]]
+    """(name, label) of the parts hanging from this one."""
+    moving: list[str]
+    """This part and every part below it (they move together)."""
+    analysis: Analysis = field(repr=False)
+    scene: CollisionScene | None = field(default=None, repr=False)
+    parent_decision: Decision | None = None
+    """The parent's own joint (None for the root), e.g. the hinge of the door a handle turns on."""
+    _travel: dict[tuple[float, float, float], float] = field(default_factory=dict, repr=False)
+
+    @property
+    def contact_kind(self) -> str:
+        """``flush``, ``clearance`` or ``apart`` (``apart`` when out of reach)."""
+        return APART if self.contact is None else self.contact.kind
+
+    def candidate(self, source: str) -> Candidate | None:
+        """The first candidate whose source starts with ``source``."""
+        return next((c for c in self.candidates if c.source.startswith(source)), None)
+
+    def match(self, direction: FloatArray, pivot: FloatArray) -> int | None:
+        """Index of the candidate closest to the line (``direction``, ``pivot``), or None if none is close."""
+        best, score = None, float("inf")
+        d = unit(direction)
+        for c in self.candidates:
+            ang = math.degrees(math.acos(min(1.0, abs(float(c.direction @ d)))))
+            off = float(np.linalg.norm(np.cross(np.asarray(pivot) - c.pivot, d)))
+            s = ang / 2.0 + off / max(0.01 * self.shape.size, 1e-4)
+            if ang < 3.0 and s < score:
+                best, score = c.index, s
+        return best
+
+    def free_travel(self, direction: FloatArray, stop: float | None = None) -> float:
+        """How far (m) this part (with its subtree) can translate along ``direction`` without hitting anything,
+        up to ``stop`` (default: the larger of 30 % of its extent that way and 2 cm)."""
+        d = unit(direction)
+        if stop is None:
+            ext = float(np.abs(self.shape.box.axes @ d) @ self.shape.box.extents)
+            stop = max(0.3 * ext, 0.02)
+        key = (*np.round(d, 6).tolist(), round(stop, 6))
+        if key not in self._travel:
+            if self.scene is None:
+                self._travel[key] = stop
+            else:
+                self._travel[key] = self.scene.free_travel(self.moving, d, stop)
+        return self._travel[key]
+
+    def free_directions(self) -> list[tuple[FloatArray, bool]]:
+        """The six ± box axes and whether the part can move freely that way (30 % of its extent)."""
+        out = []
+        for a in self.shape.box.axes:
+            for s in (1.0, -1.0):
+                d = s * a
+                ext = float(np.abs(self.shape.box.axes @ d) @ self.shape.box.extents)
+                stop = max(0.3 * ext, 0.02)
+                out.append((d, self.free_travel(d, stop) >= stop * 0.999))
+        return out
+
+    def summary(self) -> dict[str, Any]:
+        """JSON-able facts about the part (what a VLM prompt shows)."""
+        box = self.shape.box
+        return {
+            "part": self.name, "label": self.label, "parent": self.parent, "parent_label": self.parent_label,
+            "box": {"centre": _r(box.centre), "axes": [_r(a) for a in box.axes], "extents": _r(box.extents)},
+            "symmetry_axis": None if self.shape.symmetry_axis is None else _r(self.shape.symmetry_axis),
+            "contact": None if self.contact is None else self.contact.summary(),
+            "children": [{"name": n, "label": lab} for n, lab in self.children],
+            "candidates": [c.to_dict() for c in self.candidates],
+        }
+
+
+def _r(v: FloatArray) -> list[float]:
+    return [round(float(x), 4) + 0.0 for x in np.asarray(v).reshape(-1)]
+
+
+@runtime_checkable
+class Reasoner(Protocol):
+    """Chooses joint type, axis and pivot for one part from its context."""
+
+    name: str
+
+    def decide(self, ctx: PartContext) -> Decision:
+        """The joint of ``ctx.name`` to ``ctx.parent``."""
+        ...
+
+
+# --------------------------------------------------------------------------------------------- rules
+
+
+def _fixed(ctx: PartContext, reason: str) -> Decision:
+    origin = ctx.contact.centroid if ctx.contact is not None else ctx.shape.box.centre
+    return Decision("fixed", _Z, origin, reason=reason)
+
+
+def _outward(ctx: PartContext, axis: FloatArray) -> FloatArray:
+    """``axis`` or its opposite: the side away from the parent (contact normal, then centres, then +X/+Z)."""
+    a = unit(axis)
+    c = ctx.contact
+    if c is not None and c.normal_strength > 0.3 and abs(float(c.normal @ a)) > 0.3:
+        return a if float(c.normal @ a) > 0 else -a
+    off = float((ctx.shape.box.centre - ctx.parent_shape.centroid) @ a)
+    if abs(off) > 1e-3:
+        return a if off > 0 else -a
+    pref = float(a @ np.array([1.0, 0.01, 0.5]))
+    return a if pref >= 0 else -a
+
+
+def _fitting_centre(ctx: PartContext) -> FloatArray | None:
+    """Mean centre of the handles and knobs hanging from this part (None without any)."""
+    pts = [ctx.analysis.shape(n).box.centre for n, lab in ctx.children if lab in ("handle", "knob")]
+    return np.mean(pts, axis=0) if pts else None
+
+
+def _nearest_axis(ctx: PartContext, direction: FloatArray, max_deg: float = 25.0) -> FloatArray:
+    """``direction`` replaced by the closest exact axis of the part or its parent (box axes, symmetry axes) when
+    within ``max_deg``: a contact normal measured on a faceted ball or hub is off by a facet angle, the box axes
+    of parts built (or snapped) along clean directions are not. The sign of ``direction`` is kept."""
+    d = unit(direction)
+    pool = list(ctx.shape.box.axes) + list(ctx.parent_shape.box.axes)
+    pool += [s.symmetry_axis for s in (ctx.shape, ctx.parent_shape) if s.symmetry_axis is not None]
+    best = max(pool, key=lambda a: abs(float(a @ d)))
+    if math.degrees(math.acos(min(1.0, abs(float(best @ d))))) <= max_deg:
+        return unit(best) * (1.0 if float(best @ d) >= 0 else -1.0)
+    return d
+
+
+def _ball_centre(ctx: PartContext, contact: Contact) -> FloatArray | None:
+    """Centre of a ball (or a hub) the part touches its parent with, fitted on growing neighbourhoods of the
+    contact patch; None when the part is flat there."""
+    pts = ctx.shape.samples.points
+    reach = float(np.max(np.linalg.norm(contact.points - contact.centroid, axis=1), initial=0.0))
+    reach = max(reach, 0.002)
+    best: tuple[float, FloatArray] | None = None
+    for f in (1.0, 2.0, 3.0, 5.0):
+        sel = np.linalg.norm(pts - contact.centroid, axis=1) <= f * reach
+        if sel.sum() < 12:
+            continue
+        centre, r, res = sphere_fit(pts[sel])
+        if 0 < r <= 0.25 * ctx.shape.size and res <= 0.08 * r and (best is None or res / r < best[0]):
+            best = (res / r, centre)
+    return None if best is None else best[1]
+
+
+class RuleReasoner:
+    """The default reasoner: explicit rules over the part label, its contact with the parent and the candidates.
+
+    A part labelled door, drawer, lid, screen, knob, wheel or button moves by its label; handles, levers,
+    spouts, seats, arms, shades, trays and unknown parts move only when they have a running clearance to their
+    parent (glued parts touch), and then by their shape: a sleeve fit slides (or turns when the part is a solid of
+    revolution), a collar swings round its post, a knuckle tilts. Structural labels are fixed.
+    """
+
+    name = "rules"
+
+    def decide(self, ctx: PartContext) -> Decision:
+        """The joint of ``ctx.name`` to its parent."""
+        label, kind = ctx.label, ctx.contact_kind
+        if label in FIXED_LABELS:
+            return _fixed(ctx, f"a {label} is structural")
+        if label == "door":
+            return self._hinge(ctx, "door")
+        if label == "drawer":
+            return self._slide(ctx, "drawer", "a drawer slides out of its parent")
+        if label == "screen":
+            return self._hinge(ctx, "screen")
+        if label == "lid":
+            sleeve = self._sleeve(ctx)
+            if sleeve is not None and ctx.shape.symmetric and abs(float(ctx.shape.symmetry_axis @ sleeve)) > 0.95:
+                return self._spin(ctx, "spin", "a round lid fitted over a neck screws on (turns about its axis)")
+            return self._hinge(ctx, "lid")
+        if label == "knob":
+            if ctx.parent_label in MOVING_PANELS and kind == FLUSH:
+                return _fixed(ctx, f"a knob fixed on a {ctx.parent_label} is its handle")
+            return self._spin(ctx, "spin", "a knob turns about its symmetry axis")
+        if label == "wheel":
+            return self._spin(ctx, "wheel", "a wheel spins about its axle (symmetry axis)")
+        if label == "button":
+            return self._press(ctx)
+        if kind != CLEARANCE:
+            return _fixed(ctx, f"no running clearance to {ctx.parent} ({kind}): glued or carried")
+        if label == "handle":
+            sleeve = self._sleeve(ctx)
+            if sleeve is not None:
+                return self._slide(ctx, "telescope", "a handle held in a sleeve telescopes out", sleeve)
+            return self._turn(ctx)
+        if label == "lever":
+            return self._lever(ctx)
+        if label == "spout":
+            return self._swing(ctx)
+        if label == "seat":
+            if ctx.parent_label == "base":
+                return self._swivel(ctx)
+            return _fixed(ctx, "a seat not on a base is fixed")
+        if label in ("arm", "shade"):
+            return self._tilt(ctx)
+        if label == "tray":
+            if ctx.shape.symmetric:
+                return self._spin(ctx, "spin", "a round tray with clearance turns (a turntable)")
+            return self._slide(ctx, "drawer", "a tray slides out like a drawer")
+        return self._generic(ctx)
+
+    # ---- shared probes
+    def _sleeve(self, ctx: PartContext) -> FloatArray | None:
+        """The one direction the part can move freely when it sits in a sleeve (None otherwise)."""
+        if ctx.contact_kind != CLEARANCE:
+            return None
+        free = [d for d, ok in ctx.free_directions() if ok]
+        return free[0] if len(free) == 1 else None
+
+    # ---- rules
+    def _hinge(self, ctx: PartContext, what: str) -> Decision:
+        box = ctx.shape.box
+        order = box.order()
+        kn = int(order[0])
+        n = _outward(ctx, box.axes[kn])
+        inplane = [int(k) for k in order[1:]]
+        handle = _fitting_centre(ctx)
+        local = None if handle is None else box.local(handle)
+        lying = abs(float(n @ _Z)) > 0.7
+        why = ""
+        if what == "door" and local is not None:
+            # the edge nearest the handle is where the door is pulled: hinge on the opposite edge
+            dist = [(box.extents[i] / 2 - s * local[i], i, s) for i in inplane for s in (1.0, -1.0)]
+            _, i, s = min(dist)
+            side_axis, sign = i, -s
+            why = "on the edge opposite its handle"
+        elif what == "door":
+            side_axis = max(inplane, key=lambda i: -abs(float(box.axes[i] @ _Z)))  # hinge line most vertical
+            off = float((box.centre - ctx.parent_shape.box.centre) @ box.axes[side_axis])
+            sign = float(np.sign(off)) if abs(off) > 0.05 * box.extents[side_axis] else \
+                -float(np.sign(box.axes[side_axis] @ np.array([0.1, 1.0, 0.0])) or 1.0)
+            why = "on its outer vertical edge (no handle)"
+        elif lying:
+            side_axis = max(inplane, key=lambda i: abs(float(box.axes[i] @ _X)))
+            sign = -float(np.sign(box.axes[side_axis] @ _X) or 1.0)
+            if local is not None and abs(local[side_axis]) > 0.2 * box.extents[side_axis]:
+                sign = -float(np.sign(local[side_axis]))
+                why = "on the edge opposite its handle"
+            else:
+                why = "on its back edge"
+        else:
+            side_axis = max(inplane, key=lambda i: abs(float(box.axes[i] @ _Z)))
+            sign = -float(np.sign(box.axes[side_axis] @ _Z) or 1.0)
+            why = "on its bottom edge"
+        edge_axis = next(i for i in inplane if i != side_axis)
+        face = 1.0 if what == "door" else -1.0  # doors hinge on their outer face, lids on the face they rest on
+        pivot = box.centre + sign * box.extents[side_axis] / 2 * box.axes[side_axis] \
+            + face * box.extents[kn] / 2 * n
+        toward = -sign * box.axes[side_axis]
+        axis = unit(np.cross(toward, n))
+        edge_dir = box.axes[edge_axis]
+        vertical = abs(float(edge_dir @ _Z)) > 0.7
+        if what == "door":
+            prior = "door" if vertical else ("flap" if float(sign * box.axes[side_axis] @ _Z) < 0 else "lid")
+            preset = "hinge"
+        else:
+            prior = what if what == "screen" else "lid"
+            preset = "hinge" if what == "screen" else "lid"
+        return Decision("revolute", axis, pivot, ctx.match(edge_dir, pivot), prior, preset,
+                        f"a {what} is hinged {why}, opening away from {ctx.parent}")
+
+    def _slide(self, ctx: PartContext, prior: str, reason: str, direction: FloatArray | None = None) -> Decision:
+        if direction is None:
+            free = [d for d, ok in ctx.free_directions() if ok]
+            if free:
+                def rank(d: FloatArray) -> float:
+                    away = float(unit(ctx.shape.box.centre - ctx.parent_shape.centroid) @ d)
+                    normal = float(ctx.contact.normal @ d) if ctx.contact is not None else 0.0
+                    return away + 0.5 * normal + 0.05 * float(d @ _X)
+                direction = max(free, key=rank)
+            else:
+                box = ctx.shape.box
+                k = int(np.argmax(np.abs(box.axes @ unit(box.centre - ctx.parent_shape.centroid))))
+                direction = _outward(ctx, box.axes[k])
+                reason += " (no free direction found: the side away from the parent)"
+        d = unit(direction)
+        box = ctx.shape.box
+        ext = float(np.abs(box.axes @ d) @ box.extents)
+        origin = box.centre + d * ext / 2
+        return Decision("prismatic", d, origin, ctx.match(d, box.centre), prior, "slide", reason)
+
+    def _press(self, ctx: PartContext) -> Decision:
+        free = [d for d, ok in ctx.free_directions() if ok]
+        if len(free) == 1:
+            out, why = free[0], "its only free direction"
+        else:
+            k = int(np.argmax(np.abs(ctx.shape.box.axes @ (ctx.contact.normal if ctx.contact is not None
+                                                               and ctx.contact.normal_strength > 0.3 else _X))))
+            out, why = _outward(ctx, ctx.shape.box.axes[k]), "the side away from its parent"
+        box = ctx.shape.box
+        ext = float(np.abs(box.axes @ out) @ box.extents)
+        origin = box.centre + out * ext / 2
+        return Decision("prismatic", -out, origin, ctx.match(out, box.centre), "button", "button",
+                        f"a button is pressed in, against {why}")
+
+    def _spin(self, ctx: PartContext, preset: str, reason: str) -> Decision:
+        if ctx.shape.symmetric:
+            axis, origin = ctx.shape.symmetry_axis, ctx.shape.symmetry_centre
+            idx = ctx.candidate("symmetry")
+        elif ctx.contact is not None and ctx.contact.normal_strength > 0.3:
+            axis, origin = _nearest_axis(ctx, ctx.contact.normal), ctx.contact.centroid
+            idx = ctx.candidate("contact_normal")
+            reason += " (no symmetry axis found: the contact normal)"
+        else:
+            long = ctx.shape.long_axis(1.0)
+            axis, origin, idx = (long if long is not None else _Z), ctx.shape.box.centre, None
+            reason += " (no symmetry axis or contact: the box's long axis)"
+        if ctx.label == "other" and preset == "spin":
+            mass = ctx.analysis.part(ctx.name).inertial
+            if mass is not None and mass.mass > 2.0:
+                preset = "drum"
+        return Decision("continuous", canonical_sign(axis), origin,  # type: ignore[arg-type]
+                        None if idx is None else idx.index, "", preset, reason)
+
+    def _swivel(self, ctx: PartContext) -> Decision:
+        c = ctx.contact
+        assert c is not None
+        axis = _nearest_axis(ctx, c.normal) if np.any(c.normal) else _Z
+        return Decision("continuous", canonical_sign(axis), c.centroid, ctx.match(axis, c.centroid), "", "swivel",
+                        f"a seat on a {ctx.parent_label} with a running clearance swivels about their contact")
+
+    def _turn(self, ctx: PartContext) -> Decision:
+        c = ctx.contact
+        assert c is not None
+        axis = _nearest_axis(ctx, c.normal if np.any(c.normal) else ctx.shape.box.axes[int(ctx.shape.box.order()[0])])
+        pivot = c.centroid
+        if ctx.shape.symmetric and abs(float(ctx.shape.symmetry_axis @ axis)) > 0.95:
+            sc = ctx.shape.symmetry_centre
+            pivot = sc + float((pivot - sc) @ axis) * axis  # type: ignore[operator]
+        pd = ctx.parent_decision
+        if pd is not None and pd.type == "revolute" and ctx.parent_label == "door":
+            q = pd.origin + float((pivot - pd.origin) @ pd.axis) * pd.axis
+            r = q - pivot
+            r = unit(r - float(r @ axis) * axis)
+            signed = unit(np.cross(r, -_Z))
+            long = ctx.shape.long_axis()
+            prior = "latch" if long is not None else "knob_latch"
+            why = "a latch handle on a door turns down on its hinge side"
+        else:
+            r = unit(_X - float(_X @ axis) * axis)
+            v = ctx.parent_shape.centroid - pivot
+            v = unit(v - float(v @ axis) * axis)
+            signed = unit(np.cross(r, v))
+            prior, why = "tap", "a turning handle makes a quarter turn, its front towards the middle"
+        if not np.any(signed):
+            signed = canonical_sign(axis)
+        return Decision("revolute", signed, pivot, ctx.match(axis, pivot), prior, "lever",
+                        f"{why} (a handle with a running clearance turns about its contact normal)")
+
+    def _lever(self, ctx: PartContext) -> Decision:
+        c = ctx.contact
+        assert c is not None
+        if c.cylindrical:
+            cand = ctx.candidate("contact_cylinder")
+            assert cand is not None
+            axis, pivot, why = cand.direction, cand.pivot, "its hub"
+        else:
+            long = patch_long_axis(c.points)
+            if long is not None:
+                axis, pivot, why = snap(long), c.centroid, "the line it rests against"
+            else:
+                box = ctx.shape.box
+                k = int(np.argmin(np.abs(box.axes @ c.normal) + np.abs(box.axes @ _Z)))
+                axis, pivot, why = box.axes[k], c.centroid, "a box axis across its contact"
+            refined = curvature_pivot(ctx.shape.samples.points, axis, pivot, 0.25 * ctx.shape.size,
+                                      0.2 * ctx.shape.size)
+            if refined is not None:
+                pivot = refined
+        r = ctx.shape.centroid - pivot
+        r = unit(r - float(r @ axis) * axis)
+        up = float(pivot @ _Z) > float(ctx.parent_shape.box.centre @ _Z)
+        signed = unit(np.cross(r, _Z if up else -_Z))
+        if not np.any(signed):
+            signed = canonical_sign(axis)
+        return Decision("revolute", signed, pivot, ctx.match(axis, pivot), "lever", "lever",
+                        f"a lever pivots about {why}; its free end {'lifts' if up else 'is pressed down'}")
+
+    def _swing(self, ctx: PartContext) -> Decision:
+        c = ctx.contact
+        assert c is not None
+        cand = ctx.candidate("contact_cylinder") if c.cylindrical else None
+        if cand is not None:
+            axis, pivot, why = cand.direction, cand.pivot, "the post its collar fits round"
+        else:
+            axis, pivot, why = _nearest_axis(ctx, c.normal), c.centroid, "its contact normal"
+        return Decision("revolute", canonical_sign(axis), pivot, ctx.match(axis, pivot), "swing", "hinge",
+                        f"a spout with a running clearance swings both ways about {why}")
+
+    def _tilt(self, ctx: PartContext) -> Decision:
+        c = ctx.contact
+        assert c is not None
+        n = _nearest_axis(ctx, c.normal if np.any(c.normal) else _Z)
+        options = [n]
+        if abs(float(n @ _Z)) < 0.9:
+            options.append(_nearest_axis(ctx, np.cross(n, _Z)))
+        else:
+            options += [ctx.shape.box.axes[k] for k in range(3) if abs(float(ctx.shape.box.axes[k] @ _Z)) < 0.5]
+        longs = [a for a in (ctx.shape.long_axis(), ctx.parent_shape.long_axis()) if a is not None]
+
+        def across(a: FloatArray) -> float:
+            return sum(abs(float(a @ lo)) for lo in longs)
+
+        axis = options[0]
+        for a in options[1:]:
+            if across(a) < across(axis) - 0.2:
+                axis = a
+        pivot = _ball_centre(ctx, c)
+        if pivot is None:
+            pivot = c.centroid
+        return Decision("revolute", canonical_sign(axis), pivot, ctx.match(axis, pivot), "stiff", "stiff",
+                        f"a {ctx.label} with a running clearance at a knuckle tilts both ways across its length")
+
+    def _generic(self, ctx: PartContext) -> Decision:
+        if ctx.shape.symmetric:
+            return self._spin(ctx, "spin", "a solid of revolution with a running clearance spins")
+        sleeve = self._sleeve(ctx)
+        if sleeve is not None:
+            return self._slide(ctx, "telescope", "a part held in a sleeve slides out", sleeve)
+        free = {tuple(np.round(d, 6)): ok for d, ok in ctx.free_directions()}
+        both = [a for a in ctx.shape.box.axes if free.get(tuple(np.round(a, 6))) and free.get(tuple(np.round(-a, 6)))
+                and abs(float(a @ _Z)) < 0.5]
+        if both:
+            a = canonical_sign(max(both, key=lambda v: abs(float(v @ _X))))
+            return Decision("prismatic", a, ctx.shape.box.centre, ctx.match(a, ctx.shape.box.centre), "slider",
+                            "slide", "a block with a running clearance slides back and forth over its parent")
+        return _fixed(ctx, "a part with clearance but no free motion found stays fixed")
+
+
+# --------------------------------------------------------------------------------------------- VLM adapter
+
+
+_ANSWER_KEYS = frozenset({"part", "type", "axis", "pivot", "direction", "limits", "reason"})
+
+
+class VLMReasoner:
+    """Decisions from a vision-language model's JSON answers (no network: answers are given or produced by
+    ``ask``).
+
+    An answer for a part is a JSON object: ``{"type": "revolute", "axis": 3, "pivot": 3 | [x, y, z],
+    "direction": 1 | -1, "limits": [lower, upper], "reason": "..."}``. ``axis`` is the index of a candidate in the
+    part's context (``PartContext.summary()["candidates"]``, what the prompt shows); ``pivot`` defaults to that
+    candidate's pivot; ``direction`` (default 1) flips the candidate direction so that a positive value opens;
+    ``limits`` (radians or meters) are optional caps. ``answers`` maps part names to answers (a dict, or JSON text
+    of an object keyed by part or of a list of objects with a ``part`` key); ``ask(prompt) -> str`` is called for
+    parts without a given answer. Parts with neither go to ``fallback`` (the rule reasoner by default; None: a
+    missing answer is an error). A malformed answer raises ``InvalidInputError`` saying what is wrong.
+    """
+
+    name = "vlm"
+
+    def __init__(self, answers: Mapping[str, Any] | str | list[Any] | None = None,
+                 ask: Callable[[str], str] | None = None, fallback: Reasoner | None = None,
+                 use_fallback: bool = True) -> None:
+        self.answers = _parse_answers(answers)
+        self.ask = ask
+        self.fallback = (fallback or RuleReasoner()) if use_fallback else None
+
+    @staticmethod
+    def prompt(ctx: PartContext) -> str:
+        """The text a VLM is asked for one part (the facts and candidates as JSON, and the answer format)."""
+        return (
+            "You articulate a 3D object made of labelled parts (meters, +Z up, the object's front faces +X).\n"
+            f"Decide how part {ctx.name!r} ({ctx.label}) moves relative to its parent {ctx.parent!r} "
+            f"({ctx.parent_label}). Facts and candidate axes:\n{json.dumps(ctx.summary())}\n"
+            'Answer with one JSON object: {"type": "fixed|revolute|prismatic|continuous", "axis": <candidate '
+            'index>, "pivot": <candidate index or [x, y, z]>, "direction": 1 or -1 (so that a positive value '
+            'opens), "limits": [lower, upper] (optional), "reason": "..."}')
+
+    def decide(self, ctx: PartContext) -> Decision:
+        """The decision from the answer for ``ctx.name`` (asked for when missing; else the fallback's)."""
+        answer = self.answers.get(ctx.name)
+        if answer is None and self.ask is not None:
+            answer = _parse_one(self.ask(self.prompt(ctx)), ctx.name)
+        if answer is None:
+            if self.fallback is None:
+                raise InvalidInputError(f"the VLM gave no answer for part {ctx.name!r}")
+            return self.fallback.decide(ctx)
+        return decision_from_answer(answer, ctx)
+
+
+def _parse_answers(answers: Mapping[str, Any] | str | list[Any] | None) -> dict[str, dict[str, Any]]:
+    if answers is None:
+        return {}
+    if isinstance(answers, str):
+        try:
+            answers = json.loads(answers)
+        except json.JSONDecodeError as exc:
+            raise InvalidInputError(f"VLM answers are not valid JSON ({exc})") from exc
+    if isinstance(answers, list):
+        out: dict[str, dict[str, Any]] = {}
+        for i, a in enumerate(answers):
+            if not isinstance(a, Mapping) or not isinstance(a.get("part"), str):
+                raise InvalidInputError(f"VLM answer [{i}] must be an object with a string 'part', got {a!r}")
+            out[a["part"]] = dict(a)
+        return out
+    if not isinstance(answers, Mapping):
+        raise InvalidInputError(f"VLM answers must be a JSON object or list, got {type(answers).__name__}")
+    out = {}
+    for k, v in answers.items():
+        if not isinstance(v, Mapping):
+            raise InvalidInputError(f"VLM answer for part {k!r} must be a JSON object, got {v!r}")
+        out[str(k)] = dict(v)
+    return out
+
+
+def _parse_one(text: str, part: str) -> dict[str, Any]:
+    try:
+        doc = json.loads(text)
+    except (json.JSONDecodeError, TypeError) as exc:
+        raise InvalidInputError(f"VLM answer for part {part!r} is not valid JSON ({exc}): {text!r}") from exc
+    if not isinstance(doc, dict):
+        raise InvalidInputError(f"VLM answer for part {part!r} must be a JSON object, got {doc!r}")
+    return doc
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def decision_from_answer(answer: Mapping[str, Any], ctx: PartContext) -> Decision:
+    """Check a VLM answer against the part's candidates and turn it into a ``Decision``."""
+    where = f"VLM answer for part {ctx.name!r}"
+    unknown = sorted(set(answer) - _ANSWER_KEYS)
+    if unknown:
+        raise InvalidInputError(f"{where}: unknown keys {unknown}; allowed: {sorted(_ANSWER_KEYS)}")
+    jtype = answer.get("type")
+    if jtype not in JOINT_TYPES:
+        raise InvalidInputError(f"{where}: 'type' must be one of {list(JOINT_TYPES)}, got {jtype!r}")
+    reason = str(answer.get("reason", "")) or "the VLM's choice"
+    n = len(ctx.candidates)
+    if jtype == "fixed":
+        origin = ctx.contact.centroid if ctx.contact is not None else ctx.shape.box.centre
+        return Decision("fixed", _Z, origin, reason=f"VLM: {reason}")
+    idx = answer.get("axis")
+    if not isinstance(idx, int) or isinstance(idx, bool) or not 0 <= idx < n:
+        raise InvalidInputError(f"{where}: 'axis' must be a candidate index 0..{n - 1}, got {idx!r}")
+    cand = ctx.candidates[idx]
+    pivot = answer.get("pivot", idx)
+    if isinstance(pivot, int) and not isinstance(pivot, bool):
+        if not 0 <= pivot < n:
+            raise InvalidInputError(f"{where}: 'pivot' index must be 0..{n - 1}, got {pivot}")
+        point = ctx.candidates[pivot].pivot
+    elif isinstance(pivot, (list, tuple)) and len(pivot) == 3 and all(_number(x) for x in pivot):
+        point = np.asarray(pivot, np.float64)
+    else:
+        raise InvalidInputError(f"{where}: 'pivot' must be a candidate index or [x, y, z], got {pivot!r}")
+    direction = answer.get("direction", 1)
+    if direction not in (1, -1) or isinstance(direction, bool):
+        raise InvalidInputError(f"{where}: 'direction' must be 1 or -1, got {direction!r}")
+    lower = upper = None
+    if "limits" in answer and answer["limits"] is not None:
+        lim = answer["limits"]
+        if not (isinstance(lim, (list, tuple)) and len(lim) == 2 and all(_number(x) for x in lim)
+                and lim[0] <= 0 <= lim[1]):
+            raise InvalidInputError(f"{where}: 'limits' must be [lower, upper] numbers with lower <= 0 <= upper, "
+                                    f"got {lim!r}")
+        lower, upper = float(lim[0]), float(lim[1])
+    axis = cand.direction * float(direction)
+    defaults = {"revolute": ("free", "hinge"), "prismatic": ("drawer", "slide"), "continuous": ("", "spin")}
+    prior, preset = defaults[jtype]
+    rule = RuleReasoner().decide(ctx) if jtype != "continuous" else None
+    if rule is not None and rule.type == jtype:  # keep the rules' prior and preset for the same kind of joint
+        prior, preset = rule.limits, rule.preset
+    if ctx.label == "wheel" and jtype == "continuous":
+        preset = "wheel"
+    return Decision(jtype, axis, point, idx, prior, preset, f"VLM: {reason}", lower, upper)
+
+
+__all__ = [
+    "FIXED_LABELS", "JOINT_PRESETS", "LEAF_LABELS", "LIMIT_PRIORS", "MOVING_PANELS", "ROOT_LABELS", "Decision",
+    "PartContext", "Reasoner", "RuleReasoner", "VLMReasoner", "build_tree", "choose_root", "decision_from_answer",
+    "subtree",
+]

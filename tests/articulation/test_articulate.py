@@ -1,0 +1,184 @@
+"""Articulation of synthetic assets with their joints stripped: types, axes, pivots, limits, validation."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from seed3d.articulation import ArticulationConfig, articulate, strip_joints
+from seed3d.articulation._geometry import axis_angle, joint_motion, line_distance
+from seed3d.articulation.limits import CollisionScene
+from seed3d.asset import Asset, Joint
+from seed3d.export import export_asset
+from seed3d.physics.validate import validate_path
+from seed3d.synth import generate
+from seed3d.synth.kinematics import intersection_volume
+from tests.articulation._helpers import FAST, small_cabinet, spinner
+
+
+@pytest.fixture(scope="module")
+def cabinet() -> tuple[Asset, Asset]:
+    """(truth, articulated) for a cabinet with two handled doors over two handled drawers."""
+    truth = generate("cabinet", 0)
+    assert sorted(j.type for j in truth.joints if j.movable) == ["prismatic", "prismatic", "revolute", "revolute"]
+    return truth, articulate(strip_joints(truth), config=FAST)
+
+
+def _joint(asset: Asset, child: str) -> Joint:
+    j = asset.joint_to(child)
+    assert j is not None, f"{child} got no joint"
+    return j
+
+
+def test_strip_joints_keeps_parts_and_hides_joints() -> None:
+    truth = generate("cabinet", 0)
+    stripped = strip_joints(truth)
+    assert [p.name for p in stripped.parts] == [p.name for p in truth.parts]
+    assert all(j.type == "fixed" and j.parent == truth.parts[0].name for j in stripped.joints)
+    assert all(p.inertial is None for p in stripped.parts)
+    assert stripped.metadata["articulation"] == {"joints": "unknown"}
+    assert "attributes" not in stripped.metadata
+
+
+def test_drawers_slide_out_along_front_with_depth_range(cabinet: tuple[Asset, Asset]) -> None:
+    truth, pred = cabinet
+    for gt in (j for j in truth.joints if truth.part(j.child).label == "drawer"):
+        j = _joint(pred, gt.child)
+        assert j.type == "prismatic" and j.parent == "body"
+        assert float(j.unit_axis @ [1.0, 0.0, 0.0]) > 0.999  # outward, +X
+        assert j.lower == 0.0
+        assert abs(j.upper - gt.upper) <= 0.1 * gt.upper, (j.upper, gt.upper)
+
+
+def test_doors_hinge_on_the_edge_away_from_the_handle_and_open_outward(cabinet: tuple[Asset, Asset]) -> None:
+    truth, pred = cabinet
+    diag = float(np.linalg.norm(np.subtract(*truth.bounds()[::-1])))
+    for gt in (j for j in truth.joints if truth.part(j.child).label == "door"):
+        j = _joint(pred, gt.child)
+        assert j.type == "revolute" and j.parent == "body"
+        assert axis_angle(j.axis, gt.axis) < math.radians(1)
+        assert float(j.unit_axis @ gt.unit_axis) > 0  # same sign: a positive angle opens
+        assert line_distance(j.origin, j.axis, gt.origin, gt.axis) / diag < 0.01
+        # opening by 30° moves the door's centre forward (+X), away from the carcass
+        centre = pred.part(gt.child).mesh.vertices.mean(axis=0)
+        moved = joint_motion("revolute", j.unit_axis, j.origin, math.radians(30)) @ np.append(centre, 1.0)
+        assert moved[0] > centre[0] + 0.02
+        assert math.radians(85) <= j.upper <= math.radians(125)
+
+
+def test_handles_are_fixed_to_their_door_or_drawer(cabinet: tuple[Asset, Asset]) -> None:
+    truth, pred = cabinet
+    handles = [j for j in truth.joints if truth.part(j.child).label == "handle"]
+    assert len(handles) == 4
+    for gt in handles:
+        j = _joint(pred, gt.child)
+        assert j.type == "fixed" and j.parent == gt.parent
+
+
+def test_physical_properties_and_damping(cabinet: tuple[Asset, Asset]) -> None:
+    _, pred = cabinet
+    for p in pred.parts:
+        assert p.inertial is not None and p.inertial.mass > 0 and p.collision
+        rho = p.physical.density
+        assert p.inertial.mass == pytest.approx(rho * abs(_volume(p.mesh.vertices, p.mesh.faces)), rel=0.02)
+    for j in pred.joints:
+        if j.movable:
+            assert j.damping > 0 and j.friction > 0 and j.effort > 0
+    assert pred.metadata["articulation"]["root"] == "body"
+
+
+def _volume(v: np.ndarray, f: np.ndarray) -> float:
+    t = v[f]
+    return float(np.einsum("ij,ij->i", t[:, 0], np.cross(t[:, 1], t[:, 2])).sum() / 6.0)
+
+
+def test_articulated_cabinet_validates_in_urdf_and_mjcf(cabinet: tuple[Asset, Asset], tmp_path: Path) -> None:
+    _, pred = cabinet
+    root = pred.save(tmp_path / pred.name)
+    export_asset(pred, root, ("urdf", "mjcf"))
+    report = validate_path(root)
+    names = {c.name for c in report.checks}
+    assert {"urdf.load_pybullet", "urdf.load_mujoco", "urdf.sweep", "urdf.interpenetration", "mjcf.sweep",
+            "kinematics.urdf", "kinematics.mjcf"} <= names
+    assert report.passed, [f"{c.name}: {c.message}" for c in report.failures]
+
+
+def test_knob_and_turntable_spin_on_their_symmetry_axes() -> None:
+    truth = generate("microwave", 0)
+    pred = articulate(strip_joints(truth), config=FAST)
+    spinning = [j for j in truth.joints if j.type == "continuous"]
+    assert {truth.part(j.child).label for j in spinning} == {"knob", "tray"}
+    for gt in spinning:
+        j = _joint(pred, gt.child)
+        assert j.type == "continuous" and j.parent == gt.parent
+        assert axis_angle(j.axis, gt.axis) < math.radians(0.5)
+        assert line_distance(j.origin, j.axis, gt.origin, gt.axis) < 0.002
+
+
+def test_wheel_and_dial_of_a_hand_built_asset() -> None:
+    pred = articulate(spinner(), config=FAST)
+    wheel, dial = _joint(pred, "wheel"), _joint(pred, "dial")
+    assert wheel.type == "continuous" and dial.type == "continuous"
+    assert axis_angle(wheel.axis, [0, 1, 0]) < 1e-6
+    assert line_distance(wheel.origin, wheel.axis, [0.0, 0.0, 0.1], [0, 1, 0]) < 1e-3
+    assert axis_angle(dial.axis, [1, 0, 0]) < 1e-6
+    assert line_distance(dial.origin, dial.axis, [0.0, 0.05, 0.2], [1, 0, 0]) < 1e-3
+
+
+def test_suitcase_wheels_spin_and_its_handle_telescopes() -> None:
+    truth = generate("suitcase", 0)
+    pred = articulate(strip_joints(truth))  # CoACD hulls: a single hull would fill the handle's channels
+    wheels = [j for j in truth.joints if truth.part(j.child).label == "wheel"]
+    assert wheels
+    for gt in wheels:
+        j = _joint(pred, gt.child)
+        assert j.type == "continuous"
+        assert axis_angle(j.axis, gt.axis) < math.radians(0.5)
+        assert line_distance(j.origin, j.axis, gt.origin, gt.axis) < 0.002
+    telescope = _joint(pred, "telescoping_handle")
+    assert telescope.type == "prismatic" and float(telescope.unit_axis @ [0, 0, 1]) > 0.999
+
+
+def test_hand_built_door_hinges_opposite_its_handle() -> None:
+    pred = articulate(small_cabinet(), config=FAST)
+    door = _joint(pred, "door")
+    assert door.type == "revolute"
+    assert axis_angle(door.axis, [0, 0, 1]) < 1e-6 and door.unit_axis[2] < 0  # hinge on -Y, opening to +X
+    assert line_distance(door.origin, door.axis, [0.221, -0.245, 0.0], [0, 0, 1]) < 1e-3
+    assert door.upper == pytest.approx(math.radians(110))  # free swing: the door prior
+    assert _joint(pred, "door_handle").type == "fixed"
+
+
+def test_swept_limit_stops_before_a_wall_in_the_swing() -> None:
+    free = _joint(articulate(small_cabinet(), config=FAST), "door")
+    asset = articulate(small_cabinet(wall=True), config=FAST)
+    door = _joint(asset, "door")
+    assert door.upper < free.upper - 0.3
+    assert door.upper > math.radians(30)
+    wall = small_cabinet(wall=True).part("body").collision[1]
+    moving = [asset.part("door").mesh, asset.part("door_handle").mesh]
+
+    def overlap(angle: float) -> float:
+        m = joint_motion("revolute", door.unit_axis, door.origin, angle)
+        return sum(intersection_volume(mesh.transformed(m), wall) for mesh in moving)
+
+    assert overlap(door.upper) == 0.0  # stops before penetrating
+    assert overlap(door.upper + math.radians(4)) > 0.0  # and not long before
+    with CollisionScene(asset) as scene:  # the hull sweep agrees
+        scene.place(["door", "door_handle"], joint_motion("revolute", door.unit_axis, door.origin, door.upper))
+        assert max(scene.depths(["door", "door_handle"]).values(), default=0.0) < 5e-4
+
+
+def test_keep_tree_uses_given_parents() -> None:
+    truth = generate("cabinet", 0)
+    pred = articulate(truth, config=ArticulationConfig(physics=FAST.physics, keep_tree=True))
+    assert {j.child: j.parent for j in pred.joints} == {j.child: j.parent for j in truth.joints}
+
+
+def test_progress_reaches_one() -> None:
+    seen: list[float] = []
+    articulate(small_cabinet(), config=FAST, progress=lambda f, m: seen.append(f))
+    assert seen[-1] == 1.0 and all(0.0 <= f <= 1.0 for f in seen)

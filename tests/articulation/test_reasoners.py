@@ -1,0 +1,114 @@
+"""The swappable reasoner: the VLM adapter accepts valid JSON answers and rejects malformed ones clearly."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from seed3d.articulation import Analysis, Reasoner, RuleReasoner, VLMReasoner, articulate
+from seed3d.articulation._geometry import axis_angle, line_distance
+from seed3d.errors import InvalidInputError, NotBuiltError
+from tests.articulation._helpers import FAST, small_cabinet
+
+
+def _door_candidate() -> tuple[int, int]:
+    """(index, sign) of the candidate the rules use for the small cabinet's door hinge."""
+    rules = articulate(small_cabinet(), config=FAST)
+    idx = rules.metadata["articulation"]["parts"]["door"]["candidate"]
+    assert isinstance(idx, int)
+    cands = Analysis(small_cabinet()).candidates("door", "body")
+    sign = 1 if float(cands[idx].direction @ rules.joint_to("door").unit_axis) > 0 else -1
+    return idx, sign
+
+
+def test_reasoners_follow_the_protocol() -> None:
+    assert isinstance(RuleReasoner(), Reasoner)
+    assert isinstance(VLMReasoner({}), Reasoner)
+
+
+def test_vlm_answer_is_used() -> None:
+    idx, sign = _door_candidate()
+    answer = json.dumps({"door": {"type": "revolute", "axis": idx, "direction": sign, "limits": [0, 1.2],
+                                  "reason": "hinged left"}})
+    pred = articulate(small_cabinet(), reasoner=VLMReasoner(answer), config=FAST)
+    door = pred.joint_to("door")
+    assert door is not None and door.type == "revolute"
+    assert axis_angle(door.axis, [0, 0, 1]) < 1e-6 and door.unit_axis[2] < 0
+    assert line_distance(door.origin, door.axis, [0.221, -0.245, 0.0], [0, 0, 1]) < 1e-3
+    assert door.upper == pytest.approx(1.2)
+    assert pred.metadata["articulation"]["reasoner"] == "vlm"
+    assert pred.joint_to("door_handle").type == "fixed"  # no answer for it: the rules decide
+
+
+def test_vlm_answer_list_and_asked_answers() -> None:
+    idx, sign = _door_candidate()
+    prompts: list[str] = []
+
+    def ask(prompt: str) -> str:
+        prompts.append(prompt)
+        return json.dumps({"type": "fixed"})
+
+    listed = [{"part": "door", "type": "prismatic", "axis": idx, "direction": sign}]
+    pred = articulate(small_cabinet(), reasoner=VLMReasoner(listed, ask=ask), config=FAST)
+    assert pred.joint_to("door").type == "prismatic"
+    assert pred.joint_to("door_handle").type == "fixed"
+    assert len(prompts) == 1 and "door_handle" in prompts[0] and '"candidates"' in prompts[0]
+
+
+@pytest.mark.parametrize(("answer", "match"), [
+    ({"door": {"type": "hinge", "axis": 0}}, "'type' must be one of"),
+    ({"door": {"type": "revolute", "axis": 999}}, "'axis' must be a candidate index"),
+    ({"door": {"type": "revolute", "axis": "left"}}, "'axis' must be a candidate index"),
+    ({"door": {"type": "revolute", "axis": 0, "pivot": [1, 2]}}, "'pivot' must be"),
+    ({"door": {"type": "revolute", "axis": 0, "direction": 2}}, "'direction' must be 1 or -1"),
+    ({"door": {"type": "revolute", "axis": 0, "limits": [1.0, 0.5]}}, "'limits' must be"),
+    ({"door": {"type": "revolute", "axis": 0, "hinge": "left"}}, "unknown keys"),
+])
+def test_malformed_vlm_answers_are_rejected(answer: dict, match: str) -> None:
+    with pytest.raises(InvalidInputError, match=match):
+        articulate(small_cabinet(), reasoner=VLMReasoner(answer), config=FAST)
+
+
+def test_unparseable_vlm_answers_are_rejected() -> None:
+    with pytest.raises(InvalidInputError, match="not valid JSON"):
+        VLMReasoner("{door: revolute")
+    with pytest.raises(InvalidInputError, match="must be an object with a string 'part'"):
+        VLMReasoner([{"type": "fixed"}])
+    with pytest.raises(InvalidInputError, match="not valid JSON"):
+        articulate(small_cabinet(), reasoner=VLMReasoner(ask=lambda p: "sure, a hinge"), config=FAST)
+    with pytest.raises(InvalidInputError, match="no answer for part"):
+        articulate(small_cabinet(), reasoner=VLMReasoner({}, use_fallback=False), config=FAST)
+
+
+def test_bench_predicted_parts_mode_is_not_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "eval"))
+    import bench_articulation
+
+    monkeypatch.setattr(sys, "argv", ["bench_articulation.py", "--parts", "predicted"])
+    with pytest.raises(NotBuiltError, match="segmenter"):
+        bench_articulation.main()
+
+
+def test_bench_compare_scores_a_perfect_prediction() -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "eval"))
+    try:
+        import bench_articulation
+    finally:
+        sys.path.pop(0)
+    from seed3d.synth import generate
+
+    truth = generate("cabinet", 0)
+    rows = bench_articulation.compare(truth, truth)
+    s = bench_articulation.summarise(rows)
+    assert s["type_accuracy"] == 1.0 and s["success_rate"] == 1.0 and s["parent_accuracy"] == 1.0
+    assert s["axis_err_deg_mean"] == 0.0 and s["limit_iou_mean"] == pytest.approx(1.0)
+    flipped = truth.copy()
+    door = next(j for j in flipped.joints if j.type == "revolute")
+    door.axis = -door.axis  # same line, opens the other way: right axis, wrong direction
+    row = next(r for r in bench_articulation.compare(truth, flipped) if r["child"] == door.child)
+    assert row["axis_err_deg"] == 0.0 and not row["direction_ok"] and not row["success"]
+    assert np.isfinite(row["pivot_err"])
