@@ -85,7 +85,7 @@ from seed3d.typed import FloatArray, IntArray, PathType
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Check", "ValidationConfig", "ValidationReport", "validate_path"]
+__all__ = ["Check", "ValidationConfig", "ValidationReport", "validate_path", "validate_scene"]
 
 #: Extensions ``validate_path`` accepts, by kind.
 USD_SUFFIXES = (".usd", ".usda", ".usdc", ".usdz")
@@ -2462,6 +2462,8 @@ def validate_path(path: PathType, config: ValidationConfig | None = None) -> Val
     config = config or ValidationConfig()
     start = time.perf_counter()
     path = Path(path)
+    if path.is_dir() and (path / "scene.json").is_file() and not (path / "asset.json").is_file():
+        return validate_scene(path, config)
     try:
         kind = _kind_of(path)
     except AssetFormatError as exc:
@@ -2497,3 +2499,231 @@ def validate_path(path: PathType, config: ValidationConfig | None = None) -> Val
     logger.info("validated %s: %s", path, "passed" if report.passed else f"{len(report.failures)} checks failed")
     return report
 
+
+# --------------------------------------------------------------------------------------------- scene folders
+# A scene folder (``scene.json`` + ``assets/``, written by ``seed3d.scene``) is validated as a whole by
+# ``validate_scene``; ``validate_path`` hands such folders to it. Nothing above depends on this section.
+
+#: A part of a scene object (a door, a swivel seat) may move this many times ``max_rest_displacement`` while
+#: its object stays within ``max_rest_displacement``.
+SCENE_LINK_FACTOR = 2.5
+#: Scene files ``validate_scene`` expects, relative to the folder.
+SCENE_FILES = {"urdf": "urdf/scene.urdf", "urdf_room": "urdf/room.urdf", "mjcf": "mjcf/scene.xml",
+               "usd": "usd/scene.usda"}
+
+
+def _yaw_xyzw(yaw: float) -> tuple[float, float, float, float]:
+    return (0.0, 0.0, math.sin(yaw / 2), math.cos(yaw / 2))
+
+
+def _scene_doc(root: Path) -> _Result:
+    from seed3d.asset import Scene
+
+    scene = Scene.load(root)
+    fixed = set(scene.metadata.get("fixed", []))
+    return _ok(f"scene {scene.name!r}: {len(scene.objects)} objects in a "
+               f"{' × '.join(f'{v:.2f}' for v in scene.size)} m room ({len(fixed)} fixed)",
+               {"objects": len(scene.objects), "size": scene.size.tolist()}, value=(scene, fixed))
+
+
+def _scene_files(root: Path, names: list[str]) -> _Result:
+    wanted = [root / rel for rel in SCENE_FILES.values()]
+    wanted += [root / "urdf" / "objects" / n / f"{n}.urdf" for n in names]
+    missing = [str(p.relative_to(root)) for p in wanted if not p.is_file()]
+    return _verdict([f"{m} is missing" for m in missing], f"{len(wanted)} scene files present",
+                    {"files": len(wanted), "missing": len(missing)})
+
+
+def _scene_bullet(root: Path, scene: Any, fixed: set[str], config: ValidationConfig, tolerance: float
+                  ) -> tuple[_Result, _Result]:
+    """(interpenetration at load, rest after ``rest_seconds``) in PyBullet: room + each object's own URDF.
+
+    Resting contact between many bodies: 50 solver iterations, split impulse and contact/friction ERP 0.2 (with
+    PyBullet's defaults light caster wheels jitter an office chair across the floor by a centimetre or two).
+    An object's displacement is its root link's; its parts (a swivel seat, a door) may move up to
+    ``SCENE_LINK_FACTOR`` times as far. Speeds are averaged over the last 0.5 s (contact jitter is not motion)."""
+    with _bullet() as c:
+        c.setGravity(0, 0, -config.gravity)
+        c.setTimeStep(config.pybullet_timestep)
+        c.setPhysicsEngineParameter(numSolverIterations=50, useSplitImpulse=1, contactERP=0.2,
+                                    frictionERP=0.2)
+        room = c.loadURDF(str(root / SCENE_FILES["urdf_room"]), useFixedBase=True)
+        bodies: dict[str, int] = {}
+        for o in scene.objects:
+            path = root / "urdf" / "objects" / o.name / f"{o.name}.urdf"
+            bodies[o.name] = c.loadURDF(str(path), basePosition=[float(v) for v in o.position],
+                                        baseOrientation=_yaw_xyzw(o.yaw), useFixedBase=o.name in fixed,
+                                        flags=c.URDF_USE_INERTIA_FROM_FILE)
+            for j in range(c.getNumJoints(bodies[o.name])):
+                info = c.getJointInfo(bodies[o.name], j)
+                if info[2] in (c.JOINT_REVOLUTE, c.JOINT_PRISMATIC):
+                    c.setJointMotorControl2(bodies[o.name], j, c.VELOCITY_CONTROL, targetVelocity=0.0,
+                                            force=max(0.0, info[7]))
+        pad = 2 * _BULLET_MARGIN
+        worst, pair = 0.0, None
+        names = list(bodies)
+        for i, a in enumerate(names):
+            for b in [*names[i + 1:], "room"]:
+                other = room if b == "room" else bodies[b]
+                for p in c.getClosestPoints(bodies[a], other, pad + 0.01):
+                    depth = -(p[8] + pad)
+                    if depth > worst:
+                        worst, pair = depth, (a, b)
+        pen_numbers = {"worst_m": round(worst, 5), "pair": list(pair) if pair else None, "tolerance_m": tolerance}
+        pen = _verdict([f"{pair[0]} and {pair[1]} overlap by {worst * 1000:.1f} mm at load"] if pair and
+                       worst > tolerance else [],
+                       f"no two objects overlap by more than {tolerance * 1000:.0f} mm (worst {worst * 1000:.1f} mm)",
+                       pen_numbers)
+
+        def coms(body: int) -> FloatArray:
+            pos = [c.getBasePositionAndOrientation(body)[0]]
+            n = c.getNumJoints(body)
+            if n:
+                pos += [s[0] for s in c.getLinkStates(body, list(range(n)))]
+            return np.array(pos, np.float64)
+
+        start = {n: coms(b) for n, b in bodies.items()}
+        steps = max(1, round(config.rest_seconds / config.pybullet_timestep))
+        window = min(steps, max(1, round(0.5 / config.pybullet_timestep)))
+        late: dict[str, FloatArray] = {}
+        for k in range(steps):
+            if k == steps - window:
+                late = {n: coms(b)[0] for n, b in bodies.items()}
+            c.stepSimulation()
+        moved: dict[str, float] = {}
+        links: dict[str, float] = {}
+        speed: dict[str, float] = {}
+        for n, b in bodies.items():
+            now = coms(b)
+            moved[n] = float(np.linalg.norm(now[0] - start[n][0]))
+            links[n] = float(np.linalg.norm(now - start[n], axis=1).max())
+            speed[n] = float(np.linalg.norm(now[0] - late.get(n, start[n][0]))) / (window * config.pybullet_timestep)
+        low = {n: float(coms(b)[:, 2].min()) for n, b in bodies.items()}
+    problems = [f"{n} moved {d * 1000:.0f} mm" for n, d in moved.items() if d > config.max_rest_displacement]
+    problems += [f"a part of {n} moved {d * 1000:.0f} mm" for n, d in links.items()
+                 if d > SCENE_LINK_FACTOR * config.max_rest_displacement]
+    problems += [f"{n} still moves at {v:.3f} m/s" for n, v in speed.items() if v > config.max_rest_speed]
+    problems += [f"{n} fell through the floor" for n, z in low.items() if z < -config.fall_tolerance]
+    worst_n = max(moved, key=lambda k: moved[k]) if moved else None
+    rest = _verdict(problems, f"after {config.rest_seconds:g} s every object is within "
+                    f"{config.max_rest_displacement * 1000:.0f} mm of where it was placed (most: "
+                    f"{worst_n} {moved.get(worst_n, 0.0) * 1000:.1f} mm; parts within "
+                    f"{max(links.values(), default=0.0) * 1000:.1f} mm)" if worst_n else "no objects",
+                    {"displacement_m": {k: round(v, 5) for k, v in moved.items()},
+                     "max_displacement_m": round(max(moved.values(), default=0.0), 5),
+                     "max_part_displacement_m": round(max(links.values(), default=0.0), 5)})
+    return pen, rest
+
+
+def _scene_mujoco(path: Path, config: ValidationConfig, tolerance: float) -> _Result:
+    """Compile the scene MJCF, measure contacts at load, settle ``rest_seconds``, report each object's motion."""
+    mujoco = _import_mujoco()
+    try:
+        m = mujoco.MjModel.from_xml_path(str(path))
+    except Exception as exc:
+        raise AssetFormatError(f"{path}: MuJoCo cannot load it ({exc})") from exc
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+
+    def owner(body: int) -> str:
+        name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, int(m.body_rootid[body])) or "room"
+        return name.split("__")[0] if "__" in name else "room"
+
+    worst, pair = 0.0, None
+    for i in range(d.ncon):
+        con = d.contact[i]
+        a, b = owner(m.geom_bodyid[con.geom1]), owner(m.geom_bodyid[con.geom2])
+        if a != b and -con.dist > worst:
+            worst, pair = -float(con.dist), (a, b)
+    objects: dict[str, list[int]] = {}
+    for body in range(1, m.nbody):
+        objects.setdefault(owner(body), []).append(body)
+    objects.pop("room", None)
+    start = {n: d.xipos[idx].copy() for n, idx in objects.items()}
+    for _ in range(max(1, round(config.rest_seconds / m.opt.timestep))):
+        mujoco.mj_step(m, d)
+    moved = {n: float(np.linalg.norm(d.xipos[idx[0]] - start[n][0])) for n, idx in objects.items()}
+    links = {n: float(np.linalg.norm(d.xipos[idx] - start[n], axis=1).max()) for n, idx in objects.items()}
+    low = {n: float(d.xipos[idx][:, 2].min()) for n, idx in objects.items()}
+    problems = []
+    if pair and worst > tolerance:
+        problems.append(f"{pair[0]} and {pair[1]} overlap by {worst * 1000:.1f} mm at load")
+    problems += [f"{n} moved {v * 1000:.0f} mm" for n, v in moved.items() if v > config.max_rest_displacement]
+    problems += [f"a part of {n} moved {v * 1000:.0f} mm" for n, v in links.items()
+                 if v > SCENE_LINK_FACTOR * config.max_rest_displacement]
+    problems += [f"{n} fell through the floor" for n, z in low.items() if z < -config.fall_tolerance]
+    most = max(moved, key=lambda k: moved[k]) if moved else None
+    return _verdict(problems, f"loads ({m.nbody} bodies, {m.ngeom} geoms); after {config.rest_seconds:g} s every "
+                    f"object is within {config.max_rest_displacement * 1000:.0f} mm (most: {most} "
+                    f"{moved.get(most, 0.0) * 1000:.1f} mm); worst contact depth at load {worst * 1000:.1f} mm"
+                    if most else "no objects",
+                    {"displacement_m": {k: round(v, 5) for k, v in moved.items()},
+                     "max_displacement_m": round(max(moved.values(), default=0.0), 5),
+                     "max_part_displacement_m": round(max(links.values(), default=0.0), 5),
+                     "worst_contact_depth_m": round(worst, 5)})
+
+
+def _scene_urdf_mujoco(path: Path) -> _Result:
+    mujoco = _import_mujoco()
+    try:
+        m = mujoco.MjModel.from_xml_path(str(path))
+    except Exception as exc:
+        raise AssetFormatError(f"{path}: MuJoCo cannot load the one-file scene URDF ({exc})") from exc
+    free = int(np.sum(m.jnt_type == mujoco.mjtJoint.mjJNT_FREE))
+    return _ok(f"MuJoCo loads the one-file URDF: {m.nbody} bodies, {free} free objects", {"free": free})
+
+
+def validate_scene(path: PathType, config: ValidationConfig | None = None, penetration: float = 0.005
+                   ) -> ValidationReport:
+    """Validate a scene folder: it loads; PyBullet (room + each object's URDF at its pose) and MuJoCo (the scene
+    MJCF) load it; no two objects overlap by more than ``penetration`` at load; after ``rest_seconds`` every
+    object is within ``max_rest_displacement`` of its place (displacement per object in the numbers); the
+    one-file URDF loads in MuJoCo and the USD scene parses with UsdPhysics. Never raises."""
+    config = config or ValidationConfig()
+    start = time.perf_counter()
+    root = Path(path)
+    report = ValidationReport(str(root), "scene folder")
+    run = _Runner(config, root)
+    try:
+        loaded = run.run("scene.load", root / "scene.json", lambda: _scene_doc(root))
+        if loaded is not None:
+            scene, fixed = loaded
+            run.run("scene.files", root, lambda: _scene_files(root, [o.name for o in scene.objects]))
+            holder: dict[str, _Result] = {}
+
+            def bullet_pen() -> _Result:
+                pen, rest = _scene_bullet(root, scene, fixed, config, penetration)
+                holder["rest"] = rest
+                return pen
+
+            if (root / SCENE_FILES["urdf_room"]).is_file():
+                run.run("scene.interpenetration_pybullet", root / "urdf", bullet_pen)
+                if "rest" in holder:
+                    run.run("scene.rest_pybullet", root / "urdf", lambda: holder["rest"])
+                else:
+                    run.skip("scene.rest_pybullet", root / "urdf", "not run: the scene did not load in PyBullet")
+                report.present.append("urdf")
+            else:
+                report.absent.append("urdf")
+            if (root / SCENE_FILES["urdf"]).is_file():
+                run.run("scene.load_urdf_mujoco", root / SCENE_FILES["urdf"],
+                        lambda: _scene_urdf_mujoco(root / SCENE_FILES["urdf"]))
+            if (root / SCENE_FILES["mjcf"]).is_file():
+                report.present.append("mjcf")
+                run.run("scene.rest_mujoco", root / SCENE_FILES["mjcf"],
+                        lambda: _scene_mujoco(root / SCENE_FILES["mjcf"], config, penetration))
+            else:
+                report.absent.append("mjcf")
+            usd = root / SCENE_FILES["usd"]
+            if usd.is_file():
+                report.present.append("usd")
+                run.run("scene.usd_parse", usd, lambda: _usd_parse_check(usd))
+                run.run("scene.usd_files", usd, lambda: _usd_files_check(usd))
+            else:
+                report.absent.append("usd")
+    except Exception as exc:  # a bug between checks must still give a report, not a traceback
+        logger.exception("scene validation of %s stopped", root)
+        run.fail("internal", root, f"validation stopped early: {type(exc).__name__}: {exc}")
+    report.checks = run.checks
+    report.seconds = time.perf_counter() - start
+    return report
