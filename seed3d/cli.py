@@ -134,6 +134,32 @@ def cmd_data_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_scene(args: argparse.Namespace) -> int:
+    """Plan, lay out and assemble a sim-ready scene from a sentence (URDF, MJCF, USD, plan image, overview)."""
+    from seed3d.scene import generate_scene
+
+    update, close = _progress_bar("scene")
+    try:
+        result = generate_scene(args.text, room_size=args.room_size, seed=args.seed, out=args.output,
+                                progress=update, planner=args.planner, overwrite=args.overwrite)
+    finally:
+        close()
+    _print_written({k: Path(v) for k, v in result.paths.items()})
+    for item in result.report.get("unmet") or []:
+        print(f"unmet  {item}")
+    return 0
+
+
+def _room_size(text: str) -> tuple[float, ...]:
+    try:
+        size = tuple(float(v) for v in text.lower().replace("×", "x").split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"room size must look like 4x3 or 4x3x2.7 (meters), got {text!r}") from None
+    if len(size) not in (2, 3) or min(size) <= 0:
+        raise argparse.ArgumentTypeError(f"room size must be 2 or 3 positive numbers like 4x3, got {text!r}")
+    return size
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``seed3d`` command."""
     parser = argparse.ArgumentParser(
@@ -165,6 +191,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="exports to write beside the asset: comma-separated, or 'none' (default: all)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing output folder")
     p.set_defaults(func=cmd_synth)
+
+    p = sub.add_parser("scene", help=cmd_scene.__doc__, description=cmd_scene.__doc__)
+    p.add_argument("text", help='the room in words, e.g. "a kitchen with a fridge against the wall and a table"')
+    p.add_argument("--room-size", type=_room_size, metavar="WxD[xH]", help="room size in meters (default: planned)")
+    p.add_argument("--seed", type=_non_negative, default=0, help="random seed (same text and seed: same scene)")
+    p.add_argument("--planner", default="rules", choices=("rules", "llm"),
+                   help="rules: offline parser (default); llm: an OpenAI-compatible endpoint (see docs)")
+    p.add_argument("-o", "--output", required=True, help="output scene folder")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing output folder")
+    p.set_defaults(func=cmd_scene)
 
     p = sub.add_parser("data", help="training data sets made from the procedural categories",
                        description="Training data sets made from the procedural categories.")

@@ -75,3 +75,15 @@ def test_synth_list_and_one_asset(tmp_path: Path) -> None:
     assert not list((out).glob("mjcf"))
     proc = run("synth", "mug", "--seed", "2", "-o", str(out))
     assert proc.returncode == 2 and "exists" in proc.stderr
+
+
+def test_scene_command_builds_and_refuses_impossible_rooms(tmp_path: Path) -> None:
+    out = tmp_path / "kitchen"
+    proc = run("scene", "a kitchen with a fridge against the wall and a table", "--seed", "1", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "scene.json").is_file() and (out / "urdf" / "scene.urdf").is_file()
+    proc = run("scene", "thirty fridges", "--room-size", "2x2", "-o", str(tmp_path / "no"))
+    assert proc.returncode == 2 and "do not fit" in proc.stderr
+    assert not (tmp_path / "no").exists()
+    proc = run("scene", "a table", "--room-size", "4by3", "-o", str(tmp_path / "bad"))
+    assert proc.returncode == 2 and "room size" in proc.stderr
