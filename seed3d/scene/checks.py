@@ -10,8 +10,9 @@
 - **relations**: each relation of the plan, tested on the meshes with the thresholds of ``seed3d.scene.plan``;
 - **navigability**: the floor is rasterised (``nav_cell``), every part's footprint (2-D convex hull) is an
   obstacle, the robot (radius ``robot_radius``) may stand where the distance to obstacles and walls exceeds its
-  radius; the free cells must form one connected region; an object is reachable when a free cell of the main
-  region lies within ``reach`` of its footprint (in front of it when it has doors, drawers or lids);
+  radius; the free cells must form one connected region (slivers, where the robot's centre has less than
+  ``min_region`` of room or never ``min_slack`` beyond its radius, are not regions); an object is reachable when
+  a free cell of the main region lies within ``reach`` of its footprint (in front of it when it opens);
 - **articulated clearance**: every opening joint (doors, drawers, lids, screens) is posed at ``sweep_samples``
   values across its range (``seed3d.synth.kinematics.posed_meshes``); its moving parts must not cut into other
   objects (beyond ``tolerance``) nor leave the room (a door frame's own leaf may swing past its wall).
@@ -63,6 +64,9 @@ class CheckConfig:
     """How far (m) from an object's footprint (its front, for objects that open) the robot may stand."""
     min_region: float = 0.01
     """Free regions where the robot's centre has less room than this (m²) are slivers, not places; ignored."""
+    min_slack: float = 0.03
+    """Free regions where the robot never has this much room (m) beyond its radius are slivers too (a 2 cm wide
+    strip along a wall behind furniture); ignored."""
     sweep_samples: int = 7
     """Joint values checked across each opening joint's range."""
 
@@ -372,7 +376,8 @@ def _navigation(infos: dict[str, _ObjInfo], size: FloatArray, cfg: CheckConfig, 
     labels, count = ndimage.label(free)
     if count:
         sizes = np.bincount(labels.ravel())[1:] * c * c
-        small = np.nonzero(sizes < cfg.min_region)[0] + 1
+        peak = ndimage.maximum(dist, labels, index=np.arange(1, count + 1))
+        small = np.nonzero((sizes < cfg.min_region) | (np.asarray(peak) < cfg.robot_radius + cfg.min_slack))[0] + 1
         if len(small):
             free &= ~np.isin(labels, small)
             labels, count = ndimage.label(free)

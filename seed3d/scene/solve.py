@@ -381,6 +381,8 @@ class SolverConfig:
     """Search nodes (placements tried) per pass."""
     refine_steps: tuple[float, ...] = (0.08, 0.04, 0.02, 0.01)
     """Step sizes (m) of the continuous refinement."""
+    refine_sweeps: int = 3
+    """Sweeps over all objects per refinement step size."""
     navigation: bool = True
     """Require a connected free floor and reachable fronts."""
 
@@ -1025,11 +1027,14 @@ class _Solver:
 
     # ---- refinement
     def refine(self, rng: np.random.Generator, until: float) -> int:
+        """Nudge objects while the soft score improves: at most ``refine_sweeps`` sweeps per step size (a fixed
+        amount of work, so the result does not depend on the machine's speed; ``until`` is only a safety net)."""
         moves = 0
         for step in self.cfg.refine_steps:
-            improved = True
-            while improved and time.perf_counter() < until:
+            improved, sweeps = True, 0
+            while improved and sweeps < self.cfg.refine_sweeps and time.perf_counter() < until:
                 improved = False
+                sweeps += 1
                 for name in self.order:
                     if time.perf_counter() >= until:
                         break
@@ -1262,7 +1267,8 @@ def relation_holds(rtype: str, s_oc: FloatArray, s_oh: FloatArray, s_yaw: FloatA
     lv = -sn * rx + cs * ry
     if rtype == "facing":  # from outside the target's footprint (a chair tucked right under is not facing it)
         ang = np.arctan2(t_oc[..., 1] - s_oc[..., 1], t_oc[..., 0] - s_oc[..., 0])
-        outside = (lu < tb[0, 0]) | (lu > tb[1, 0]) | (lv < tb[0, 1]) | (lv > tb[1, 1])
+        e = 0.05 * m
+        outside = (lu < tb[0, 0] - e) | (lu > tb[1, 0] + e) | (lv < tb[0, 1] - e) | (lv > tb[1, 1] + e)
         return (np.abs(_wrap(ang - s_yaw)) <= FACING_ANGLE - math.radians(5) * m) & outside
     if rtype == "in_front_of":
         return (lu > tb[1, 0] + 0.02 * m) & (lu - tb[1, 0] <= FRONT_DISTANCE - 0.2 * m) & \
@@ -1316,7 +1322,7 @@ def solve(plan: Any, geometries: dict[str, ObjectGeometry], seed: int = 0, confi
             logger.info("layout pass %d failed after %d nodes (%s)", k + 1, solver.nodes, why or "exhausted")
             continue
         report(0.85, "refining the layout")
-        moves = solver.refine(rng, min(budget_end, time.perf_counter() + max(0.5, 0.2 * cfg.time_budget)))
+        moves = solver.refine(rng, budget_end)
         layout = Layout(room, {n: solver.placed[n].pose for n in solver.order},  # type: ignore[arg-type]
                         seconds=time.perf_counter() - start,
                         stats={"pass": k + 1, "nodes": solver.nodes, "backtracks": solver.backtracks,
