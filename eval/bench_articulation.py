@@ -219,33 +219,38 @@ def table(result: dict[str, Any], validate: bool) -> str:
     return "\n".join(lines)
 
 
-def picture(result: dict[str, Any], path: Path) -> None:
-    """Per-category bars: mean axis error (degrees) and success rate, drawn with PIL (matplotlib is absent)."""
+def picture(result: dict[str, Any], path: Path, seeds: list[int]) -> None:
+    """Per-category bars: success rate (green), limit IoU (blue) and mean axis error (red, 0-10°, the value written
+    above when larger), drawn with PIL (matplotlib is not installed)."""
     from PIL import Image, ImageDraw
 
     cats = list(result["categories"])
-    w_bar, gap, left, top, h = 26, 12, 60, 40, 220
-    width = left + len(cats) * (w_bar * 2 + gap) + 20
-    img = Image.new("RGB", (width, top + h + 120), "white")
+    w_bar, gap, left, top, h = 16, 14, 64, 44, 220
+    width = left + len(cats) * (3 * w_bar + gap) + 20
+    img = Image.new("RGB", (width, top + h + 110), "white")
     dr = ImageDraw.Draw(img)
-    dr.text((left, 8), "articulation from ground-truth parts (seeds 1000-1004): success (green, %), "
-                       "axis error (red, deg, axis 0-10)", fill="black")
+    dr.text((left, 8), f"articulation from ground-truth parts, seeds {seeds[0]}-{seeds[-1]}: success % (green), "
+                       "limit IoU (blue), mean axis error in degrees (red, scale 0-10)", fill="black")
     dr.line([(left, top + h), (width - 10, top + h)], fill="black")
     for k in range(0, 101, 25):
         y = top + h - h * k / 100
-        dr.line([(left - 4, y), (left, y)], fill="black")
-        dr.text((8, y - 6), f"{k}%|{k / 10:.1f}°", fill="black")
+        dr.line([(left - 4, y), (width - 10, y)], fill=(225, 225, 225))
+        dr.text((6, y - 6), f"{k}% {k / 10:.1f}°", fill="black")
     for i, cat in enumerate(cats):
         s = result["categories"][cat]["summary"]
-        x = left + 6 + i * (2 * w_bar + gap)
-        succ = s["success_rate"] or 0.0
-        axis = min(s["axis_err_deg_mean"] or 0.0, 10.0) / 10.0
-        dr.rectangle([x, top + h - h * succ, x + w_bar - 2, top + h], fill=(60, 160, 80))
-        dr.rectangle([x + w_bar, top + h - h * axis, x + 2 * w_bar - 2, top + h], fill=(200, 70, 60))
+        x = left + 6 + i * (3 * w_bar + gap)
+        bars = [(s["success_rate"] or 0.0, (60, 160, 80)), (s["limit_iou_mean"] or 0.0, (70, 110, 200)),
+                (min((s["axis_err_deg_mean"] or 0.0) / 10.0, 1.0), (200, 70, 60))]
+        for k, (v, colour) in enumerate(bars):
+            x0 = x + k * w_bar
+            dr.rectangle([x0, top + h - h * v, x0 + w_bar - 2, top + h], fill=colour)
+        axis = s["axis_err_deg_mean"] or 0.0
+        if axis > 10:
+            dr.text((x + 2 * w_bar - 6, top - 14), f"{axis:.0f}°", fill=(200, 70, 60))
         label = Image.new("RGBA", (110, 14), (255, 255, 255, 0))
         ImageDraw.Draw(label).text((0, 0), cat, fill="black")
         label = label.rotate(60, expand=True)
-        img.paste(label, (x - 10, top + h + 4), label)
+        img.paste(label, (x - 12, top + h + 4), label)
     with atomic_file(path) as tmp:
         img.save(tmp, format="PNG")
 
@@ -291,7 +296,7 @@ def main() -> None:
     out = Path(args.out)
     with atomic_file(out) as tmp:
         tmp.write_text(json.dumps(doc, indent=2, allow_nan=False, default=float) + "\n")
-    picture(result, out.with_name("articulation_errors.png"))
+    picture(result, out.with_name("articulation_errors.png"), seeds)
     print(f"wrote {out} and {out.with_name('articulation_errors.png')}")
 
 

@@ -155,9 +155,10 @@ def build_tree(asset: Asset, analysis: Analysis, root: str) -> dict[str, str]:
     """Parent of every part but the root (see the module docstring).
 
     Parts glued together (``rigid_groups``) move as one: the groups form a tree grown from the root's group by
-    the strongest contact between them; a group hangs from its parent group through the member that comes
-    closest to it (its head, where the joint is: the door of a door with its handle, the arm of an arm with its
-    counterweight), and the other members hang from the member they are glued to most strongly.
+    the strongest contact between them; a group hangs from its parent group through its head, where the joint
+    is: a member that always moves (the door of a door with its handle), else the member that comes closest
+    (the arm of an arm with its counterweight); the other members hang from the member they are glued to most
+    strongly.
     """
     names = [p.name for p in asset.parts]
     labels = {p.name: p.label for p in asset.parts}
@@ -220,7 +221,11 @@ def build_tree(asset: Asset, analysis: Analysis, root: str) -> dict[str, str]:
             touching = [a for a in groups[g] if any(host_ok(b) and _edge_weight(analysis, a, b) > 0
                                                     for b in groups[h])]
             if touching:
-                # the joint is where the groups come closest (a knuckle), then where they touch most
+                # a member that always moves (a door with its handle) carries the joint, else a member that is
+                # not a fitting; then where the groups come closest (a knuckle), then where they touch most
+                tier = {a: 0 if labels[a] in ALWAYS_MOVING else 1 if labels[a] not in FITTINGS else 2
+                        for a in touching}
+                touching = [a for a in touching if tier[a] == min(tier.values())]
                 gap = {a: min(analysis.distance(a, b) for b in groups[h] if host_ok(b)) for a in touching}
                 closest = min(gap.values())
                 near = [a for a in touching if gap[a] <= closest + 0.0005]
