@@ -36,9 +36,9 @@ from typing import Any
 import numpy as np
 
 from seed3d import synth
-from seed3d.asset import atomic_file
+from seed3d.asset import Mesh, atomic_file
 from seed3d.synth.dataset import DatasetConfig, build_split
-from seed3d.synth.sampling import PartSolids, point_triangle_distance, weld_vertices, winding_number
+from seed3d.synth.sampling import PartSolids, point_triangle_distance, winding_number
 
 RESULTS = Path(__file__).parent / "results"
 
@@ -105,7 +105,8 @@ def _union_mesh(asset: Any, offset: np.ndarray, scale: float) -> tuple[np.ndarra
 
     solids = []
     for p in asset.parts:
-        v, f = weld_vertices((p.mesh.vertices - offset) * scale, p.mesh.faces)
+        welded = Mesh((p.mesh.vertices - offset) * scale, p.mesh.faces).welded()
+        v, f = welded.vertices, welded.faces
         solids.append(manifold3d.Manifold(manifold3d.Mesh64(vert_properties=v, tri_verts=f.astype(np.uint64))))
     union = manifold3d.Manifold.batch_boolean(solids, manifold3d.OpType.Add) if len(solids) > 1 else solids[0]
     out = union.to_mesh64()

@@ -188,6 +188,15 @@ class Mesh:
         faces = self.faces.copy() if np.linalg.det(m[:3, :3]) >= 0 else self.faces[:, ::-1].copy()
         return Mesh(verts, faces, None if self.uv is None else self.uv.copy())
 
+    def welded(self) -> Mesh:
+        """A copy with vertices at exactly the same position merged and collapsed faces dropped (no UVs)."""
+        if not len(self.faces):
+            return Mesh(np.zeros((0, 3)), np.zeros((0, 3), np.int64))
+        uniq, inverse = np.unique(self.vertices, axis=0, return_inverse=True)
+        faces = inverse.reshape(-1)[self.faces]
+        keep = (faces[:, 0] != faces[:, 1]) & (faces[:, 1] != faces[:, 2]) & (faces[:, 0] != faces[:, 2])
+        return Mesh(uniq, faces[keep])
+
     def to_trimesh(self) -> Any:
         """This mesh as a ``trimesh.Trimesh`` (no processing, so indices are kept)."""
         import trimesh
@@ -404,12 +413,17 @@ def _check_name(name: str, what: str) -> None:
 
 @dataclass
 class Asset:
-    """A sim-ready object: parts linked by joints into one tree, plus metadata (prompt, seed, timings…)."""
+    """A sim-ready object: parts linked by joints into one tree, plus metadata (prompt, seed, timings…).
+
+    ``joints_known=False`` marks parts whose joints are not known yet (a segmented mesh before articulation):
+    it has no joints, its first part stands for the root, and exporters refuse it until it is articulated.
+    """
 
     name: str
     parts: list[Part]
     joints: list[Joint] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
+    joints_known: bool = True
 
     def __post_init__(self) -> None:
         _check_name(self.name, "asset")
@@ -429,7 +443,9 @@ class Asset:
 
     @property
     def root(self) -> str:
-        """Name of the root part (the one that is nobody's child)."""
+        """Name of the root part (the one that is nobody's child; the first part while joints are unknown)."""
+        if not self.joints_known:
+            return self.parts[0].name
         children = {j.child for j in self.joints}
         return next(p.name for p in self.parts if p.name not in children)
 
@@ -438,7 +454,9 @@ class Asset:
         return [j for j in self.joints if j.parent == parent]
 
     def tree_order(self) -> list[str]:
-        """Part names, parents before children (depth first from the root)."""
+        """Part names, parents before children (depth first from the root; asset order while joints are unknown)."""
+        if not self.joints_known:
+            return [p.name for p in self.parts]
         order: list[str] = []
         stack = [self.root]
         while stack:
@@ -460,6 +478,11 @@ class Asset:
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise AssetFormatError(f"asset {self.name!r}: duplicate part names {dupes}")
+        if not self.joints_known:
+            if self.joints:
+                raise AssetFormatError(f"asset {self.name!r}: joints are marked unknown but {len(self.joints)} "
+                                       "are given")
+            return
         jnames = [j.name for j in self.joints]
         jdupes = sorted({n for n in jnames if jnames.count(n) > 1})
         if jdupes:
@@ -515,6 +538,8 @@ class Asset:
             "schema": SCHEMA, "schema_version": SCHEMA_VERSION, "name": self.name,
             "metadata": self.metadata, "parts": [], "joints": [],
         }
+        if not self.joints_known:
+            doc["joints_known"] = False
         for p in self.parts:
             mesh_rel = f"meshes/{p.name}.npz"
             arrays = {"vertices": p.mesh.vertices, "faces": p.mesh.faces}
@@ -589,7 +614,11 @@ class Asset:
             except (KeyError, TypeError, ValueError) as exc:
                 raise AssetFormatError(f"{where}: {exc}") from exc
         try:
-            return cls(name=doc["name"], parts=parts, joints=joints, metadata=doc.get("metadata", {}))
+            known = doc.get("joints_known", True)
+            if not isinstance(known, bool):
+                raise ValueError(f"joints_known must be true or false, got {known!r}")
+            return cls(name=doc["name"], parts=parts, joints=joints, metadata=doc.get("metadata", {}),
+                       joints_known=known)
         except (KeyError, ValueError) as exc:
             raise AssetFormatError(f"{doc_path}: {exc}") from exc
 

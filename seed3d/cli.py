@@ -134,6 +134,82 @@ def cmd_data_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_train_part_seg(args: argparse.Namespace) -> int:
+    """Train (or resume) the point-prompted part segmenter on a built data set's train split."""
+    from seed3d.parts.train import PartSegTrainConfig, train_part_segmenter
+
+    config = PartSegTrainConfig(steps=args.steps, batch=args.batch, lr=args.lr, seed=args.seed,
+                                max_minutes=args.max_minutes, device=args.device, init_from=args.init_from)
+    update, close = _progress_bar("part-seg")
+    try:
+        final = train_part_segmenter(args.data, args.out, config, progress=update)
+    finally:
+        close()
+    print(f"model {final}")
+    return 0
+
+
+def weights_component(name: str, root: str | Path | None = None) -> Path:
+    """Folder of component ``name`` listed in ``weights/pipeline.json`` (``root``, else $SEED3D_WEIGHTS, else
+    the ``weights`` folder of the source checkout)."""
+    base = Path(root or os.environ.get("SEED3D_WEIGHTS") or Path(__file__).resolve().parents[1] / "weights")
+    manifest = base / "pipeline.json"
+    if not manifest.is_file():
+        raise Seed3DError(f"{manifest}: no weights manifest (set SEED3D_WEIGHTS or pass --weights)")
+    try:
+        comp = json.loads(manifest.read_text())["components"][name]
+    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise Seed3DError(f"{manifest}: lists no component {name!r} ({type(exc).__name__})") from None
+    return base / comp["path"]
+
+
+def cmd_articulate(args: argparse.Namespace) -> int:
+    """Split a mesh (or an asset folder's parts) into parts, infer joints, export and validate."""
+    from seed3d.articulation import articulate
+    from seed3d.asset import Asset
+    from seed3d.export.meshio import read_mesh
+    from seed3d.parts import decompose
+    from seed3d.parts.segment import Segmenter
+    from seed3d.physics.validate import validate_path
+
+    src = Path(args.input)
+    out = Path(args.output)
+    if out.exists() and not args.overwrite:
+        raise Seed3DError(f"{out} exists (use --overwrite to replace it)")
+    update, close = _progress_bar("articulate")
+    try:
+        if (src / "asset.json").is_file():
+            given = Asset.load(src)
+            mesh = given.parts[0].mesh if len(given.parts) == 1 else None
+            name = given.name
+        else:
+            mesh, name = read_mesh(src), "".join(c if c.isalnum() or c in "_-" else "_" for c in src.stem) or "asset"
+            given = None
+        if mesh is not None:
+            segmenter = Segmenter.from_pretrained(args.weights or weights_component("part_segmenter"))
+            parts = decompose(mesh, segmenter, name=name, num_parts=args.parts,
+                              progress=lambda f, m: update(0.3 * f, m))
+        else:
+            assert given is not None
+            parts = given
+        asset = articulate(parts, progress=lambda f, m: update(0.3 + 0.5 * f, m))
+    finally:
+        close()
+    written = _write_sim_ready(asset, out, args.formats, overwrite=args.overwrite)
+    report = validate_path(out)
+    from seed3d.asset import atomic_file
+
+    with atomic_file(out / "report.json") as tmp:
+        tmp.write_text(json.dumps(report.to_dict(), indent=2) + "\n")
+    written["report"] = out / "report.json"
+    _print_written(written)
+    for j in asset.joints:
+        if j.movable:
+            print(f"joint {j.name}: {j.type} {j.parent} -> {j.child} axis {[round(float(a), 3) for a in j.axis]}")
+    print(report.summary())
+    return report.exit_code
+
+
 def cmd_scene(args: argparse.Namespace) -> int:
     """Plan, lay out and assemble a sim-ready scene from a sentence (URDF, MJCF, USD, plan image, overview)."""
     from seed3d.scene import generate_scene
@@ -202,6 +278,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overwrite", action="store_true", help="replace an existing output folder")
     p.set_defaults(func=cmd_scene)
 
+    p = sub.add_parser("articulate", help=cmd_articulate.__doc__, description=cmd_articulate.__doc__ + (
+        " A mesh file (GLB/glTF: +Y up; OBJ/PLY/STL/OFF: +Z up, meters, front +X) or a one-part asset folder is "
+        "segmented by the shipped part segmenter; an asset folder with several parts keeps them."))
+    p.add_argument("input", help="mesh file (.glb .gltf .obj .ply .stl .off) or asset folder")
+    p.add_argument("-o", "--output", required=True, help="output asset folder (with exports and report.json)")
+    p.add_argument("--parts", type=_positive, help="number of parts to cut (default: automatic)")
+    p.add_argument("--weights", help="part segmenter folder (default: from weights/pipeline.json)")
+    p.add_argument("--formats", type=_formats, default="glb,urdf,mjcf,usd",
+                   help="exports to write: comma-separated, or 'none' (default: all)")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing output folder")
+    p.set_defaults(func=cmd_articulate)
+
     p = sub.add_parser("data", help="training data sets made from the procedural categories",
                        description="Training data sets made from the procedural categories.")
     sub_data = p.add_subparsers(dest="data_command", metavar="ACTION")
@@ -227,6 +315,23 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--overwrite", action="store_true",
                    help="replace a split built with other settings (same settings always resume)")
     b.set_defaults(func=cmd_data_build)
+
+    p = sub.add_parser("train", help="train a model on a built data set (resumes from OUT's checkpoint)",
+                       description="Train a model on a built data set; a run resumes from OUT's checkpoint.")
+    sub_train = p.add_subparsers(dest="train_command", metavar="MODEL")
+    p.set_defaults(func=lambda _args, _p=p: _p.print_help() or 2)
+    t = sub_train.add_parser("part-seg", help=cmd_train_part_seg.__doc__, description=cmd_train_part_seg.__doc__)
+    t.add_argument("--data", default="data/synth", metavar="DIR", help="built data set (default data/synth)")
+    t.add_argument("--out", default="runs/part-seg", metavar="DIR",
+                   help="run folder: checkpoint.pt, log.jsonl, model/ (default runs/part-seg)")
+    t.add_argument("--steps", type=_positive, default=2000, help="optimiser steps (default 2000)")
+    t.add_argument("--batch", type=_positive, default=8, help="shapes per step (default 8)")
+    t.add_argument("--lr", type=float, default=1e-3, help="peak learning rate (default 1e-3)")
+    t.add_argument("--seed", type=_non_negative, default=0, help="seed of initialisation and batches")
+    t.add_argument("--max-minutes", type=float, help="stop and save after this much wall time")
+    t.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="device (default cpu)")
+    t.add_argument("--init-from", metavar="DIR", help="start a fresh run from a saved segmenter's weights")
+    t.set_defaults(func=cmd_train_part_seg)
     return parser
 
 

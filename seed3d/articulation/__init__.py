@@ -87,17 +87,14 @@ class ArticulationConfig:
 
 
 def strip_joints(asset: Asset) -> Asset:
-    """The same parts with their joints unknown, for evaluation: every part fixed to the first one (an
-    ``Asset`` must be one tree), inertials and joint-revealing metadata (``attributes``) removed, and
-    ``metadata["articulation"] = {"joints": "unknown"}``. ``articulate`` ignores these placeholder joints."""
+    """The same parts with their joints unknown (``joints_known=False``), for evaluation: no joints, inertials
+    and joint-revealing metadata (``attributes``) removed."""
     out = asset.copy()
-    root = out.parts[0].name
-    out.joints = [Joint(f"{p.name}_unknown", "fixed", root, p.name, origin=p.mesh.bounds.mean(axis=0))
-                  for p in out.parts[1:]]
+    out.joints = []
+    out.joints_known = False
     for p in out.parts:
         p.inertial = None
     meta = {k: v for k, v in out.metadata.items() if k not in ("attributes", "articulation", "physics")}
-    meta["articulation"] = {"joints": "unknown"}
     out.metadata = meta
     out.check_tree()
     return out
@@ -195,7 +192,7 @@ def articulate(asset: Asset, reasoner: Reasoner | None = None, config: Articulat
                progress: ProgressCallback | None = None) -> Asset:
     """A copy of ``asset`` with an inferred joint tree, limits, damping/friction and physical properties.
 
-    The input's joints are ignored (they may be placeholders, see ``strip_joints``) unless ``config.keep_tree``.
+    The input's joints are ignored (they may be unknown, see ``strip_joints``) unless ``config.keep_tree``.
     ``reasoner`` picks each joint's type and axis (default ``RuleReasoner()``); ``progress(fraction, message)``
     is called as the work advances.
     """
@@ -258,7 +255,7 @@ def articulate(asset: Asset, reasoner: Reasoner | None = None, config: Articulat
     meta["articulation"] = {"reasoner": getattr(reasoner, "name", type(reasoner).__name__), "root": root,
                             "seconds": round(time.perf_counter() - start, 3),
                             "parts": {n: notes[n] for n in order[1:]}}
-    out = Asset(work.name, work.parts, joints, meta)
+    out = Asset(work.name, work.parts, joints, meta, joints_known=True)
     report(1.0, "articulated")
     logger.info("%s: %d joints (%d movable) in %.1f s", out.name, len(joints),
                 sum(j.movable for j in joints), time.perf_counter() - start)

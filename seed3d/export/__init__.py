@@ -61,6 +61,9 @@ def export_asset(asset: Asset, root: PathType, formats: str | Iterable[str] = FO
     report = progress or (lambda fraction, message: None)
     wanted = _check_formats(formats)
     asset.check_tree()
+    if not asset.joints_known and len(asset.parts) > 1:
+        raise ExportError(f"asset {asset.name!r}: its joints are unknown (segmented parts); articulate it first "
+                          "(`seed3d articulate`)")
     root = Path(root)
     if root.exists() and not root.is_dir():
         raise InvalidInputError(f"export root {root} exists and is not a folder")

@@ -2374,6 +2374,9 @@ def _asset_inertials_check(asset: Asset) -> _Result:
 
 def _asset_joints_check(asset: Asset) -> _Result:
     problems = []
+    if not asset.joints_known and len(asset.parts) > 1:
+        problems.append(f"asset.json: the joints of its {len(asset.parts)} parts are unknown (segmented, not yet "
+                        "articulated): run `seed3d articulate` on it")
     for j in asset.joints:
         where = f"asset.json joint {j.name!r}"
         if not np.all(np.isfinite(j.origin)):

@@ -48,7 +48,7 @@ def _to_manifold(mesh: Mesh):  # type: ignore[no-untyped-def]
     import manifold3d
 
     if mesh.uv is not None:  # split at UV seams: weld coincident vertices back together
-        mesh = weld(mesh)
+        mesh = mesh.welded()
     man = manifold3d.Manifold(manifold3d.Mesh64(
         vert_properties=mesh.vertices.astype(np.float64), tri_verts=mesh.faces.astype(np.uint64)))
     status = man.status()
@@ -341,7 +341,7 @@ def rounded_box(lo: FloatArray, hi: FloatArray, radius: float, segments: int = 6
     top = (nr - 1) * nc + corners
     caps = np.array([[corners[0], corners[2], corners[1]], [corners[0], corners[3], corners[2]],
                      [top[0], top[1], top[2]], [top[0], top[2], top[3]]])
-    return _outward(weld(Mesh(verts, np.concatenate([quads, caps]))))
+    return _outward(Mesh(verts, np.concatenate([quads, caps])).welded())
 
 
 def prism(polygon: FloatArray, z0: float, z1: float) -> Mesh:
@@ -360,19 +360,9 @@ def intersection(a: Mesh, *others: Mesh) -> Mesh:
     return _from_manifold(result)
 
 
-def weld(mesh: Mesh) -> Mesh:
-    """Merge vertices at exactly the same position (drops UVs): undoes splitting at UV seams."""
-    if not len(mesh.vertices):
-        return Mesh(mesh.vertices, mesh.faces)
-    uniq, inv = np.unique(mesh.vertices, axis=0, return_inverse=True)
-    faces = inv.reshape(-1)[mesh.faces]
-    keep = (faces[:, 0] != faces[:, 1]) & (faces[:, 1] != faces[:, 2]) & (faces[:, 0] != faces[:, 2])
-    return Mesh(uniq, faces[keep])
-
-
 def is_watertight(mesh: Mesh) -> bool:
     """True when, after welding, every edge is used exactly once in each direction (closed, consistent)."""
-    m = weld(mesh)
+    m = mesh.welded()
     if not len(m.faces):
         return False
     f = m.faces
@@ -390,7 +380,7 @@ def box_uv(mesh: Mesh, span: float | None = None) -> Mesh:
     Vertices are split where faces of different projection axes meet (the mesh stays closed after welding).
     UVs are ``(coordinate - min) / span`` with ``span`` the largest extent by default, so they lie in [0, 1].
     """
-    m = weld(mesh) if mesh.uv is not None else mesh
+    m = mesh.welded() if mesh.uv is not None else mesh
     v, f = m.vertices, m.faces
     if not len(f):
         return Mesh(v, f, np.zeros((len(v), 2)))

@@ -48,18 +48,6 @@ _RAY_DIRECTIONS = np.array([[0.5377, 0.8271, -0.1636], [-0.6931, 0.2124, 0.6889]
 _RAY_DIRECTIONS /= np.linalg.norm(_RAY_DIRECTIONS, axis=1, keepdims=True)
 
 
-def weld_vertices(vertices: FloatArray, faces: IntArray) -> tuple[FloatArray, IntArray]:
-    """Merge vertices at exactly the same position and drop faces that collapse (UVs are not kept)."""
-    vertices = np.asarray(vertices, np.float64).reshape(-1, 3)
-    faces = np.asarray(faces, np.int64).reshape(-1, 3)
-    if not len(faces):
-        return np.zeros((0, 3)), np.zeros((0, 3), np.int64)
-    uniq, inv = np.unique(vertices, axis=0, return_inverse=True)
-    f = inv.reshape(-1)[faces]
-    keep = (f[:, 0] != f[:, 1]) & (f[:, 1] != f[:, 2]) & (f[:, 0] != f[:, 2])
-    return uniq, f[keep]
-
-
 def sharp_edges(faces: IntArray, face_normals: FloatArray, angle_deg: float) -> tuple[IntArray, IntArray]:
     """Edges of a welded mesh whose two faces' normals differ by more than ``angle_deg``.
 
@@ -186,7 +174,8 @@ class PartSolids:
             raise InvalidInputError(f"rays must be 1, 3 or 5, got {self.rays}")
         self._parts = []
         for i, m in enumerate(self.meshes):
-            v, f = weld_vertices(m.vertices, m.faces)
+            welded = m.welded()
+            v, f = welded.vertices, welded.faces
             if not len(f):
                 raise AssetFormatError(f"part {i} has no faces")
             self._parts.append(_Part(v, f))

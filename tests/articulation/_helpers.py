@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from seed3d.articulation import ArticulationConfig
-from seed3d.asset import Asset, Joint, Mesh, Part
+from seed3d.asset import Asset, Mesh, Part
 from seed3d.physics import PhysicsConfig
 from seed3d.physics.collision import CollisionConfig
 from seed3d.synth.primitives import box, cylinder, lathe, union
@@ -20,9 +20,8 @@ DOOR = (FRONT + 0.003, FRONT + 0.021)
 
 
 def _star(name: str, parts: list[Part]) -> Asset:
-    """An asset whose parts are all fixed to the first one (joints unknown, as ``strip_joints`` leaves them)."""
-    joints = [Joint(f"{p.name}_unknown", "fixed", parts[0].name, p.name) for p in parts[1:]]
-    return Asset(name, parts, joints)
+    """An asset whose joints are unknown, as ``strip_joints`` and the segmenter leave them."""
+    return Asset(name, parts, joints_known=False)
 
 
 def small_cabinet(wall: bool = False) -> Asset:

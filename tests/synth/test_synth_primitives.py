@@ -25,7 +25,6 @@ from seed3d.synth.primitives import (
     sphere,
     torus,
     union,
-    weld,
 )
 
 
@@ -102,7 +101,7 @@ def test_box_uv_splits_seams_but_stays_closed() -> None:
 def test_weld_merges_coincident_vertices() -> None:
     b = box([0, 0, 0], [1, 1, 1], uv=True)
     assert len(b.vertices) == 24
-    assert len(weld(b).vertices) == 8
+    assert len(b.welded().vertices) == 8
 
 
 def test_boolean_on_open_mesh_is_a_clear_error() -> None:

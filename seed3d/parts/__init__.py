@@ -1,0 +1,56 @@
+"""Part decomposition: a mesh in, labelled closed parts out (joints unknown; ``seed3d.articulation`` adds them).
+
+``segment`` (the point-prompted segmenter and automatic segmentation), ``complete`` (every cut part made closed,
+with the hidden geometry it needs to move), ``shell`` (the merged shell of an asset's parts, the ground truth of
+evaluation) and ``train`` (training the segmenter on ``seed3d data build`` shards).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+from seed3d.asset import Asset, Mesh, Part
+from seed3d.errors import InvalidInputError
+
+log = logging.getLogger(__name__)
+
+ProgressCallback = Callable[[float, str], None]
+
+
+def part_names(labels: list[str]) -> list[str]:
+    """Unique part names from labels: the first body is ``body``, others ``{label}_{k}`` counted per label."""
+    seen: dict[str, int] = {}
+    names = []
+    for label in labels:
+        k = seen.get(label, 0)
+        seen[label] = k + 1
+        names.append(label if label == "body" and k == 0 else f"{label}_{k}")
+    return names
+
+
+def decompose(mesh: Mesh, segmenter: object, name: str = "asset", num_parts: int | None = None,
+              completion: object | None = None, progress: ProgressCallback | None = None) -> Asset:
+    """Segment ``mesh`` with a ``segment.Segmenter``, complete every part, and return them as an ``Asset`` whose
+    joints are unknown (``joints_known=False``); ``num_parts`` fixes the number of parts."""
+    from seed3d.parts.complete import complete_parts
+    from seed3d.parts.segment import Segmenter
+
+    if not isinstance(segmenter, Segmenter):
+        raise InvalidInputError(f"segmenter must be a seed3d.parts.segment.Segmenter, got {type(segmenter).__name__}")
+    report = progress or (lambda f, m: None)
+    t0 = time.perf_counter()
+    report(0.0, "segmenting")
+    seg = segmenter.segment_mesh(mesh, num_parts)
+    t1 = time.perf_counter()
+    report(0.5, f"completing {seg.num_parts} parts")
+    meshes = complete_parts(seg.mesh, seg.face_part, seg.labels, completion)  # type: ignore[arg-type]
+    t2 = time.perf_counter()
+    parts = [Part(n, m, label=label) for n, m, label in zip(part_names(seg.labels), meshes, seg.labels, strict=True)]
+    meta = {"parts": {"labels": seg.labels, "scores": seg.scores, "faces": [int((seg.face_part == k).sum())
+                                                                            for k in range(seg.num_parts)],
+                      "seconds": {"segment": round(t1 - t0, 3), "complete": round(t2 - t1, 3)}}}
+    report(1.0, f"{seg.num_parts} parts")
+    log.info("%s: %d parts (%s) in %.1f s", name, seg.num_parts, ", ".join(seg.labels), t2 - t0)
+    return Asset(name, parts, metadata=meta, joints_known=False)

@@ -1,0 +1,632 @@
+"""Part completion: from the open face patches of a segmented shell to one closed solid per part.
+
+A segmented shell (a generated or scanned mesh with a part id per face) leaves every part an open surface: the
+cut where it meets another part is a hole, and what a part hides inside the object (a drawer's box, a door's
+thickness, the cavity behind them) is missing. ``complete_parts`` rebuilds it geometrically:
+
+1. every part's patch is closed, one connected piece at a time: its boundary loops are capped (planar loops
+   triangulated in their plane, others fanned from their centroid); a piece that still does not close becomes
+   its convex hull;
+2. the front of a door, lid, panel or screen that is only a sheet gets a thickness: its silhouette (its closed
+   solid's outline, or the union of its triangles, projected along its front normal) is extruded inward; a
+   drawer whose patch is only a front gets its box: the silhouette, inset and kept inside the body's outline,
+   extruded back to most of the body's depth, hollowed to an open top;
+3. the body is carved: the completed moving parts, grown by a clearance, and the other parts are subtracted
+   from it, and behind a door or lid that sits on solid body a cavity is cut; any other two parts that still
+   overlap are separated (the synthesized or larger one yields), so nothing interpenetrates at rest.
+
+The front normal of a part is the direction (the six axes of the asset frame, or the patch's mean normal) in
+which the part sticks out of the body most. All solids are manifold3d ``Manifold``s, so every output is closed,
+manifold and outward-oriented.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from seed3d.asset import Mesh
+from seed3d.errors import DependencyError, InvalidInputError
+from seed3d.typed import FloatArray, IntArray
+
+logger = logging.getLogger(__name__)
+
+#: Parts that slide out of the body and need a box behind their front.
+DRAWER_LABELS: frozenset[str] = frozenset({"drawer"})
+#: Plate-like parts that need a thickness when their patch is a single sheet.
+PANEL_LABELS: frozenset[str] = frozenset({"door", "lid", "panel", "screen"})
+#: Parts that open onto the body's inside: a solid body behind them gets a cavity.
+CAVITY_LABELS: frozenset[str] = frozenset({"door", "lid"})
+#: Parts that move against the body: their volume grown by the clearance is subtracted from the body.
+MOVING_LABELS: frozenset[str] = frozenset(
+    {"door", "drawer", "lid", "screen", "knob", "button", "lever", "wheel", "tray"})
+
+_TINY_VOLUME = 1e-10
+"""m³; a solid smaller than this counts as empty."""
+
+
+@dataclass
+class CompletionConfig:
+    """Settings of geometric part completion (lengths in meters)."""
+
+    clearance: float = 0.004
+    """Gap left between a moving part and the body around it (the body is carved by the part grown this much).
+
+    4 mm rather than 2: convex decompositions (CoACD) of a carved body bulge a few mm into its cavities, and
+    the validator allows 2 mm of overlap."""
+    drawer_depth: float = 0.9
+    """A synthesized drawer box (and a door's cavity) reaches back this fraction of the body behind the front."""
+    min_drawer_depth: float = 0.5
+    """A closed drawer patch at least this fraction of the body's depth deep is kept as it is."""
+    drawer_inset: float = 0.01
+    """A synthesized drawer box is inset this much from its front's outline on every side."""
+    drawer_wall: float = 0.01
+    """Wall and floor thickness of a synthesized (hollow) drawer box."""
+    hollow_drawers: bool = True
+    """Make synthesized drawer boxes open-top hollow boxes (else solid blocks)."""
+    body_wall: float = 0.012
+    """Wall of body kept around cavities and behind drawer boxes."""
+    min_panel_thickness: float = 0.006
+    """A closed door, lid, panel or screen thinner than this along its normal is treated as a sheet."""
+    panel_thickness: float = 0.05
+    """Thickness given to a sheet-like panel, as a fraction of the body's depth behind it ..."""
+    panel_thickness_range: tuple[float, float] = (0.008, 0.03)
+    """... clamped to this range."""
+    sheet_thickness: float = 0.004
+    """Thickness given to any other part whose patch cannot be closed (a flat decal-like patch)."""
+    carve_cavities: bool = True
+    """Cut a cavity into the body behind doors and lids where the body is solid."""
+    solid_fraction: float = 0.5
+    """The body counts as solid behind a door when it fills this fraction of the would-be cavity."""
+
+
+# --------------------------------------------------------------------------------------------- manifold glue
+
+
+def _m3d() -> Any:
+    try:
+        import manifold3d
+    except ImportError as exc:  # pragma: no cover - a pinned dependency
+        raise DependencyError("part completion needs manifold3d (pip install manifold3d)") from exc
+    return manifold3d
+
+
+def _solid(vertices: FloatArray, faces: IntArray) -> Any | None:
+    """A valid, positive-volume Manifold from an indexed triangle mesh, or None."""
+    m3d = _m3d()
+    if not len(faces):
+        return None
+    for f in (faces, faces[:, ::-1]):
+        m = m3d.Manifold(m3d.Mesh64(vert_properties=np.array(vertices, np.float64, order="C"),
+                                    tri_verts=np.array(f, np.uint64, order="C")))
+        if m.status() != m3d.Error.NoError or m.is_empty():
+            return None
+        if m.volume() > _TINY_VOLUME:
+            return m
+        if m.volume() > -_TINY_VOLUME:
+            return None
+    return None
+
+
+def _hull(vertices: FloatArray) -> Any | None:
+    """The convex hull of points as a Manifold, or None when it spans no volume."""
+    if len(vertices) < 4:
+        return None
+    hull = _m3d().Manifold.hull_points(np.ascontiguousarray(vertices, np.float64))
+    return None if hull.is_empty() or hull.volume() <= _TINY_VOLUME else hull
+
+
+def _union(solids: list[Any]) -> Any:
+    m3d = _m3d()
+    solids = [s for s in solids if s is not None and not s.is_empty()]
+    if not solids:
+        return m3d.Manifold()
+    if len(solids) == 1:
+        return solids[0]
+    return m3d.Manifold.batch_boolean(solids, m3d.OpType.Add)
+
+
+def _to_mesh(solid: Any, min_area: float = 1e-12) -> Mesh:
+    """The solid as a Mesh; sliver faces (area below ``min_area`` m²) are collapsed away first, when they can be."""
+    for tolerance in (0.0, 1e-7, 1e-6):
+        simple = solid.as_original().simplify(tolerance) if tolerance else solid
+        out = simple.to_mesh64()
+        v, f = np.array(out.vert_properties[:, :3], np.float64), np.array(out.tri_verts, np.int64)
+        if _face_geometry(v, f)[1].min(initial=np.inf) > min_area:
+            return Mesh(v, f)
+    welded = _collapse_short_edges(v, f, 1e-7)
+    if welded is not None and _face_geometry(*welded)[1].min(initial=np.inf) > min_area:
+        return Mesh(*welded)
+    return Mesh(v, f)
+
+
+def _collapse_short_edges(v: FloatArray, f: IntArray, shorter: float) -> tuple[FloatArray, IntArray] | None:
+    """Merge the ends of edges shorter than ``shorter`` (dropping the faces that collapse); None if not manifold."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    edges = f[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2)
+    short = edges[np.linalg.norm(v[edges[:, 0]] - v[edges[:, 1]], axis=1) < shorter]
+    graph = coo_matrix((np.ones(len(short)), (short[:, 0], short[:, 1])), shape=(len(v), len(v)))
+    _, group = connected_components(graph, directed=False)
+    faces = group[f]
+    faces = faces[(faces[:, 0] != faces[:, 1]) & (faces[:, 1] != faces[:, 2]) & (faces[:, 0] != faces[:, 2])]
+    used, local = np.unique(faces, return_inverse=True)
+    first = np.unique(group, return_index=True)[1]
+    verts, faces = v[first][used], local.reshape(-1, 3)
+    return (verts, faces) if _solid(verts, faces) is not None else None
+
+
+def _verts(solid: Any) -> FloatArray:
+    return np.asarray(solid.to_mesh64().vert_properties[:, :3], np.float64)
+
+
+# --------------------------------------------------------------------------------------------- closing patches
+
+
+def _face_geometry(v: FloatArray, f: IntArray) -> tuple[FloatArray, FloatArray]:
+    """Per-face area-weighted normals (length = 2·area) and areas."""
+    cross = np.cross(v[f[:, 1]] - v[f[:, 0]], v[f[:, 2]] - v[f[:, 0]])
+    return cross, 0.5 * np.linalg.norm(cross, axis=1)
+
+
+def _boundary_loops(f: IntArray) -> list[list[int]]:
+    """Closed vertex loops along the edges used by one face only, in the patch's edge direction."""
+    directed = f[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2)
+    key = np.sort(directed, axis=1)
+    _, inverse, counts = np.unique(key, axis=0, return_inverse=True, return_counts=True)
+    open_edges = directed[counts[inverse.reshape(-1)] == 1]
+    outgoing: dict[int, list[int]] = {}
+    for a, b in open_edges.tolist():
+        outgoing.setdefault(a, []).append(b)
+    loops: list[list[int]] = []
+    for start in sorted(outgoing):
+        while outgoing.get(start):
+            loop = [start]
+            cur = outgoing[start].pop(0)
+            while cur != start and outgoing.get(cur):
+                loop.append(cur)
+                cur = outgoing[cur].pop(0)
+            if cur == start and len(loop) >= 3:
+                loops.append(loop)
+    return loops
+
+
+def _cap(v: FloatArray, loop: list[int]) -> tuple[FloatArray, IntArray]:
+    """Triangles closing one boundary loop (new vertices, faces indexing ``v`` then the new vertices).
+
+    The cap runs the loop backwards, so its edges pair with the patch's; a planar loop is triangulated in its
+    plane, any other is fanned from its centroid."""
+    m3d = _m3d()
+    ring = np.asarray(loop[::-1], np.int64)
+    pts = v[ring]
+    centre = pts.mean(axis=0)
+    nxt = np.roll(pts, -1, axis=0)
+    normal = np.cross(pts - centre, nxt - centre).sum(axis=0)  # Newell normal of the reversed loop
+    size = float(np.ptp(pts, axis=0).max())
+    norm = float(np.linalg.norm(normal))
+    if norm > 1e-12 and size > 0:
+        normal /= norm
+        flat = float(np.abs((pts - centre) @ normal).max()) <= 1e-3 * size
+        if flat:
+            a = np.cross(normal, [1.0, 0.0, 0.0] if abs(normal[0]) < 0.9 else [0.0, 1.0, 0.0])
+            a /= np.linalg.norm(a)
+            b = np.cross(normal, a)
+            tris = np.asarray(m3d.triangulate([(pts - centre) @ np.stack([a, b], axis=1)]), np.int64)
+            if len(tris) == len(ring) - 2:
+                return np.zeros((0, 3)), ring[tris]
+    k = len(ring)
+    fan = np.stack([ring, np.roll(ring, -1), np.full(k, len(v))], axis=1)
+    return centre[None], fan
+
+
+def _close_piece(v: FloatArray, f: IntArray) -> Any | None:
+    """One connected piece of a patch closed by capping its holes, else its hull, else None."""
+    new_v, new_f = [v], [f]
+    count = len(v)
+    for loop in _boundary_loops(f):
+        cv, cf = _cap(v, loop)
+        cf = np.where(cf >= len(v), cf - len(v) + count, cf)
+        new_v.append(cv)
+        new_f.append(cf)
+        count += len(cv)
+    solid = _solid(np.concatenate(new_v), np.concatenate(new_f))
+    return solid if solid is not None else _hull(v[np.unique(f)])
+
+
+def _close_patch(v: FloatArray, f: IntArray, speck: float = 0.01) -> Any | None:
+    """A patch closed piece by piece (pieces: faces connected through shared edges); None when nothing closes.
+
+    Specks (pieces with less than ``speck`` times the area of the largest, as a noisy segmentation leaves) are
+    dropped."""
+    import trimesh
+
+    if not len(f):
+        return None
+    adjacency = trimesh.graph.face_adjacency(faces=f)
+    pieces = trimesh.graph.connected_component_labels(adjacency, node_count=len(f))
+    area = np.bincount(pieces, weights=_face_geometry(v, f)[1])
+    keep = np.flatnonzero(area >= speck * area.max())
+    solid = _union([_close_piece(v, f[pieces == p]) for p in keep])
+    return None if solid.is_empty() or solid.volume() <= _TINY_VOLUME else solid
+
+
+# --------------------------------------------------------------------------------------------- projections
+
+
+def _frame(n: FloatArray) -> FloatArray:
+    """Rows (side, up, n): a right-handed frame whose ``up`` is +Z (or +X for vertical normals) made normal to n."""
+    n = n / np.linalg.norm(n)
+    up = np.array([0.0, 0.0, 1.0]) if abs(n[2]) < 0.9 else np.array([1.0, 0.0, 0.0])
+    up = up - (up @ n) * n
+    up /= np.linalg.norm(up)
+    return np.stack([np.cross(up, n), up, n])
+
+
+def _silhouette(v: FloatArray, f: IntArray, frame: FloatArray) -> Any:
+    """The outline of the triangles projected onto the plane normal to ``frame[2]``, in (side, up) coordinates."""
+    m3d = _m3d()
+    tri = (v @ frame[:2].T)[f]  # (F, 3, 2)
+    e1, e2 = tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]
+    area = 0.5 * (e1[:, 0] * e2[:, 1] - e1[:, 1] * e2[:, 0])
+    keep = np.abs(area) > 1e-12
+    tri, area = tri[keep], area[keep]
+    tri[area < 0] = tri[area < 0][:, ::-1]
+    if not len(tri):
+        return m3d.CrossSection()
+    cs = m3d.CrossSection(list(tri), m3d.FillRule.Positive).offset(1e-5, m3d.JoinType.Miter)
+    outer = [p for p in cs.to_polygons() if _signed_area(p) > 0]  # holes (e.g. where a handle sat) filled
+    return m3d.CrossSection(outer, m3d.FillRule.Positive).offset(-1e-5, m3d.JoinType.Miter)
+
+
+def _outline(solid: Any, frame: FloatArray) -> Any:
+    """The outline of a solid projected along ``frame[2]``, holes filled, in (side, up) coordinates."""
+    m3d = _m3d()
+    flat = solid.transform(np.concatenate([frame, np.zeros((3, 1))], axis=1)).project()
+    outer = [p for p in flat.to_polygons() if _signed_area(p) > 0]
+    return m3d.CrossSection(outer, m3d.FillRule.Positive) if outer else m3d.CrossSection()
+
+
+def _part_outline(patch: _Patch, frame: FloatArray) -> Any:
+    """A part's silhouette along ``frame[2]``: its closed patch's outline, else the union of its triangles."""
+    if patch.closed is not None:
+        return _outline(patch.closed, frame)
+    return _silhouette(patch.v, patch.f, frame)
+
+
+def _signed_area(poly: FloatArray) -> float:
+    x, y = poly[:, 0], poly[:, 1]
+    return 0.5 * float((x * np.roll(y, -1) - np.roll(x, -1) * y).sum())
+
+
+def _prism(section: Any, frame: FloatArray, w0: float, w1: float) -> Any:
+    """``section`` extruded between the planes w = w0 and w = w1 along ``frame[2]``, in the asset frame."""
+    m3d = _m3d()
+    if section.is_empty() or w1 - w0 <= 1e-6:
+        return m3d.Manifold()
+    local = section.extrude(float(w1 - w0))
+    return local.transform(np.concatenate([frame.T, (w0 * frame[2])[:, None]], axis=1))
+
+
+def _grow(solid: Any, by: float, frame: FloatArray, depth: int = 6) -> Any:
+    """``solid`` swept by ±``by`` along each axis of ``frame``: a superset of it, ``by`` away along those axes.
+
+    Nearly convex pieces (within 2 % of their hull's volume) sweep their hull; others are halved across their
+    longest side, ``depth`` times at most (then the hull of what is left sweeps, filling its small concavities)."""
+    if by <= 0 or solid.is_empty():
+        return solid
+    verts = _verts(solid)
+    hull = _hull(verts)
+    if hull is None:
+        return solid
+    if depth <= 0 or solid.volume() >= 0.98 * hull.volume():
+        steps = np.concatenate([np.zeros((1, 3)), frame * by, -frame * by])
+        return _hull((_verts(hull)[None] + steps[:, None]).reshape(-1, 3))
+    lo, hi = verts.min(axis=0), verts.max(axis=0)
+    axis = int(np.argmax(hi - lo))
+    normal = np.eye(3)[axis]
+    halves = solid.split_by_plane(tuple(normal), float(0.5 * (lo[axis] + hi[axis])))
+    return _union([_grow(h, by, frame, depth - 1) for h in halves if not h.is_empty()])
+
+
+def _area(section: Any) -> float:
+    return 0.0 if section.is_empty() else float(section.area())
+
+
+# --------------------------------------------------------------------------------------------- per part
+
+
+@dataclass
+class _Patch:
+    label: str
+    v: FloatArray
+    f: IntArray
+    closed: Any | None = None
+    solid: Any | None = None
+    filled: Any | None = None
+    """The volume the part sweeps out of the body when it differs from ``solid`` (a hollow drawer's block)."""
+    grown: Any | None = None
+    """``filled`` grown by the clearance, when built piece by piece (cheaper than growing the union)."""
+    synthesized: bool = False
+    frame: FloatArray | None = None
+
+
+def _front_frame(patch: _Patch, body_v: FloatArray) -> FloatArray:
+    """The frame of the direction in which the patch sticks out of the body most (ties: more front area)."""
+    normals, areas = _face_geometry(patch.v, patch.f)
+    total = max(float(areas.sum()), 1e-18)
+    dirs = [np.eye(3)[0], -np.eye(3)[0], np.eye(3)[1], -np.eye(3)[1], np.eye(3)[2], -np.eye(3)[2]]
+    mean = normals.sum(axis=0) / 2.0
+    if np.linalg.norm(mean) > 0.3 * total:
+        dirs.insert(0, mean / np.linalg.norm(mean))
+    d = np.stack(dirs)
+    unit = normals / np.maximum(2.0 * areas, 1e-18)[:, None]
+    centres = patch.v[patch.f].mean(axis=1)
+    reach = patch.v @ d.T  # (V, D)
+    top = reach.max(axis=0)
+    protrusion = top - (body_v @ d.T).max(axis=0)
+    at_front = (unit @ d.T > 0.7) & (centres @ d.T >= top - 0.003)
+    facing = (areas[:, None] * at_front).sum(axis=0) / total
+    return _frame(d[int(np.argmax(protrusion + 0.005 * facing))])
+
+
+def _depth_behind(patch: _Patch, frame: FloatArray, body_v: FloatArray) -> tuple[float, float, float]:
+    """(front plane, back of the body, depth available between them) along the frame's normal."""
+    front = float((patch.v @ frame[2]).max())
+    back = float((body_v @ frame[2]).min())
+    return front, back, max(front - back, 0.0)
+
+
+def _panel(patch: _Patch, body_v: FloatArray, cfg: CompletionConfig) -> None:
+    """A door, lid, panel or screen: keep a thick enough closed patch, else a slab behind its silhouette."""
+    frame = patch.frame
+    assert frame is not None
+    if patch.closed is not None:
+        w = _verts(patch.closed) @ frame[2]
+        if np.ptp(w) >= cfg.min_panel_thickness:
+            patch.solid = patch.closed
+            return
+    _, _, avail = _depth_behind(patch, frame, body_v)
+    lo, hi = cfg.panel_thickness_range
+    thick = float(np.clip(cfg.panel_thickness * avail, lo, hi))
+    w = patch.v @ frame[2]
+    slab = _prism(_part_outline(patch, frame), frame, float(w.min()) - thick, float(w.max()))
+    patch.solid = _union([slab, patch.closed])
+    patch.synthesized = True
+
+
+def _drawer(patch: _Patch, body_v: FloatArray, body_cs: Any, cfg: CompletionConfig) -> None:
+    """A drawer: keep a closed patch that is deep enough, else its front plus a (hollow) box behind it."""
+    m3d = _m3d()
+    frame = patch.frame
+    assert frame is not None
+    front, back_body, avail = _depth_behind(patch, frame, body_v)
+    if patch.closed is not None:
+        extent = front - float((_verts(patch.closed) @ frame[2]).min())
+        if extent >= cfg.min_drawer_depth * avail:
+            patch.solid = patch.closed
+            return
+        front_t, front_solid = max(extent, 1e-4), patch.closed
+    else:
+        lo, hi = cfg.panel_thickness_range
+        front_t = float(np.clip(cfg.panel_thickness * avail, lo, hi))
+        front_solid = _prism(_part_outline(patch, frame), frame, front - front_t, front)
+    patch.synthesized = True
+    sil = _part_outline(patch, frame)
+    miter = m3d.JoinType.Miter
+    section = sil.offset(-cfg.drawer_inset, miter) ^ body_cs.offset(-cfg.body_wall, miter)
+    if _area(section) < (3 * cfg.drawer_wall) ** 2:
+        section = sil.offset(-cfg.drawer_inset, miter)
+    if _area(section) < (3 * cfg.drawer_wall) ** 2:
+        section = sil
+    back = max(front - cfg.drawer_depth * avail, back_body + cfg.body_wall + cfg.clearance)
+    box_hi = front - 0.5 * front_t
+    if box_hi - back <= 2 * cfg.drawer_wall:
+        patch.solid = front_solid
+        return
+    box = _prism(section, frame, back, box_hi)
+    patch.filled = _union([front_solid, box])
+    c = cfg.clearance  # grown piece by piece: prisms around the front's and the box's outlines
+    front_lo = float((_verts(front_solid) @ frame[2]).min())
+    patch.grown = _union([_prism(_outline(front_solid, frame).offset(c, miter), frame, front_lo - c, front + c),
+                          _prism(section.offset(c, miter), frame, back - c, box_hi + c)])
+    inner = section.offset(-cfg.drawer_wall, miter)
+    inner_hi = front - max(front_t, cfg.drawer_wall)
+    if cfg.hollow_drawers and abs(frame[2][2]) < 0.7 and _area(inner) > 0 and inner_hi - back > 2 * cfg.drawer_wall:
+        opening = m3d.CrossSection.batch_hull([inner, inner.translate((0.0, 10.0))])
+        box = box - _prism(opening, frame, back + cfg.drawer_wall, inner_hi)
+    patch.solid = _union([front_solid, box])
+
+
+def _generic(patch: _Patch, cfg: CompletionConfig) -> None:
+    """Any other part: its closed patch, else a thin slab behind its silhouette."""
+    if patch.closed is not None:
+        patch.solid = patch.closed
+        return
+    normals, _ = _face_geometry(patch.v, patch.f)
+    mean = normals.sum(axis=0)
+    if np.linalg.norm(mean) < 1e-15:
+        mean = np.array([0.0, 0.0, 1.0])
+    frame = _frame(mean)
+    w = patch.v @ frame[2]
+    patch.solid = _prism(_silhouette(patch.v, patch.f, frame), frame, float(w.min()) - cfg.sheet_thickness,
+                         float(w.max()))
+    patch.synthesized = True
+    if patch.solid.is_empty():
+        patch.solid = _hull(np.concatenate([patch.v, patch.v - cfg.sheet_thickness * frame[2]]))
+
+
+# --------------------------------------------------------------------------------------------- public
+
+
+def _check_input(shell: Mesh, face_part: np.ndarray, labels: list[str]) -> IntArray:
+    if not isinstance(shell, Mesh):
+        raise InvalidInputError(f"shell must be a seed3d.asset.Mesh, got {type(shell).__name__}")
+    if not len(shell.faces):
+        raise InvalidInputError("shell has no faces")
+    if not len(labels):
+        raise InvalidInputError("labels is empty: give one label per part")
+    fp = np.asarray(face_part)
+    if fp.ndim != 1 or len(fp) != len(shell.faces):
+        raise InvalidInputError(f"face_part must be one part id per face: expected shape ({len(shell.faces)},), "
+                                f"got {fp.shape}")
+    if fp.size and not np.issubdtype(fp.dtype, np.integer):
+        raise InvalidInputError(f"face_part must hold integer part ids, got {fp.dtype}")
+    if fp.min() < 0 or fp.max() >= len(labels):
+        raise InvalidInputError(f"face_part ids must lie in 0..{len(labels) - 1} (one per label), "
+                                f"got {int(fp.min())}..{int(fp.max())}; is a label missing?")
+    empty = np.flatnonzero(np.bincount(fp, minlength=len(labels)) == 0)
+    if len(empty):
+        raise InvalidInputError(f"parts {empty.tolist()} ({[labels[i] for i in empty]}) have no faces")
+    if not np.isfinite(shell.vertices).all():
+        raise InvalidInputError("shell vertices must be finite")
+    return fp.astype(np.int64)
+
+
+def _patches(shell: Mesh, fp: IntArray, labels: list[str]) -> list[_Patch]:
+    """Each part's faces with compact, exactly welded vertices (collapsed faces dropped)."""
+    uniq, inverse = np.unique(shell.vertices, axis=0, return_inverse=True)
+    faces = inverse.reshape(-1)[shell.faces]
+    ok = (faces[:, 0] != faces[:, 1]) & (faces[:, 1] != faces[:, 2]) & (faces[:, 0] != faces[:, 2])
+    out = []
+    for i, label in enumerate(labels):
+        f = faces[ok & (fp == i)]
+        if not len(f):
+            raise InvalidInputError(f"part {i} ({label}) has only degenerate faces")
+        used, local = np.unique(f, return_inverse=True)
+        out.append(_Patch(str(label), uniq[used], local.reshape(-1, 3)))
+    return out
+
+
+def _body_index(labels: list[str]) -> int:
+    return next((i for i, label in enumerate(labels) if label == "body"), 0)
+
+
+def _cavity(patch: _Patch, body: Any, body_v: FloatArray, body_cs: Any, cfg: CompletionConfig) -> Any | None:
+    """The room behind a door or lid when the body is solid there (None when the body is already hollow)."""
+    frame = patch.frame
+    assert frame is not None and patch.solid is not None
+    front, back_body, avail = _depth_behind(patch, frame, body_v)
+    miter = _m3d().JoinType.Miter
+    section = _part_outline(patch, frame).offset(-cfg.body_wall, miter) ^ body_cs.offset(-cfg.body_wall, miter)
+    top = float((_verts(patch.solid) @ frame[2]).min())
+    back = max(front - cfg.drawer_depth * avail, back_body + cfg.body_wall)
+    room = _prism(section, frame, back, top)
+    if room.is_empty():
+        return None
+    filled = (room ^ body).volume()
+    return room if filled >= cfg.solid_fraction * room.volume() else None
+
+
+def complete_parts(shell: Mesh, face_part: np.ndarray, labels: list[str],
+                   config: CompletionConfig | None = None) -> list[Mesh]:
+    """One closed, outward-oriented manifold mesh per part of a segmented shell, hidden geometry filled in."""
+    cfg = config or CompletionConfig()
+    _m3d()  # fail early with an actionable message when manifold3d is missing
+    fp = _check_input(shell, face_part, labels)
+    patches = _patches(shell, fp, list(labels))
+    b = _body_index(list(labels))
+    body_patch = patches[b]
+    body_v = body_patch.v
+    for p in patches:
+        p.closed = _close_patch(p.v, p.f)
+    shape = body_patch.closed if body_patch.closed is not None else _hull(body_v)
+    if shape is None:
+        raise InvalidInputError(f"the body (part {b}, {labels[b]}) spans no volume")
+    outlines: dict[tuple[float, ...], Any] = {}
+
+    def body_outline(frame: FloatArray) -> Any:
+        key = tuple(np.round(frame[2], 9).tolist())
+        if key not in outlines:
+            outlines[key] = _outline(shape, frame)
+        return outlines[key]
+
+    for i, p in enumerate(patches):
+        if i == b:
+            continue
+        if p.label in DRAWER_LABELS or p.label in PANEL_LABELS:
+            p.frame = _front_frame(p, body_v)
+            if p.label in DRAWER_LABELS:
+                _drawer(p, body_v, body_outline(p.frame), cfg)
+            else:
+                _panel(p, body_v, cfg)
+        else:
+            _generic(p, cfg)
+        if p.solid is None or p.solid.is_empty():
+            raise InvalidInputError(f"part {i} ({p.label}) spans no area to complete")
+
+    body = body_patch.closed
+    if body is None:
+        whole = _solid(*_whole(shell))
+        if whole is not None:
+            body = whole - _union([p.solid for i, p in enumerate(patches) if i != b])
+        if body is None or body.is_empty() or body.volume() <= _TINY_VOLUME:
+            body = shape
+        logger.info("the body's patch does not close; using %s", "the shell's solid" if body is not shape else
+                    "its convex hull")
+
+    cuts = []
+    for i, p in enumerate(patches):
+        if i == b:
+            continue
+        frame = p.frame if p.frame is not None else np.eye(3)
+        volume = p.filled if p.filled is not None else p.solid
+        if p.label not in MOVING_LABELS:
+            cuts.append(volume)
+        else:
+            cuts.append(p.grown if p.grown is not None else _grow(volume, cfg.clearance, frame))
+        if cfg.carve_cavities and p.label in CAVITY_LABELS and p.frame is not None:
+            room = _cavity(p, body, body_v, body_outline(p.frame), cfg)
+            if room is not None:
+                cuts.append(room)
+    carved = body - _union(cuts) if cuts else body
+    body_patch.solid = _largest_pieces(carved) if not carved.is_empty() else body
+    _separate(patches, b)
+    return [_to_mesh(p.solid) for p in patches]
+
+
+def _whole(shell: Mesh) -> tuple[FloatArray, IntArray]:
+    w = shell.welded()
+    return w.vertices, w.faces
+
+
+def _largest_pieces(solid: Any, keep: float = 1e-3) -> Any:
+    """``solid`` without disconnected slivers smaller than ``keep`` times its largest piece."""
+    pieces = solid.decompose()
+    if len(pieces) <= 1:
+        return solid
+    vols = np.array([p.volume() for p in pieces])
+    return _union([p for p, v in zip(pieces, vols, strict=True) if v >= keep * vols.max()])
+
+
+def _separate(patches: list[_Patch], body: int) -> None:
+    """Remove the overlap of every other pair of parts from the one that yields (synthesized, then larger).
+
+    A part that would lose most of itself keeps its volume and the other one yields (a pane set into a door)."""
+    idx = [i for i in range(len(patches)) if i != body]
+    if len(idx) < 2:
+        return
+    boxes = np.array([np.asarray(patches[i].solid.bounding_box()).reshape(2, 3) for i in idx])
+    overlap = np.all((boxes[:, None, 0] < boxes[None, :, 1]) & (boxes[None, :, 0] < boxes[:, None, 1]), axis=2)
+    for a, c in zip(*np.nonzero(np.triu(overlap, 1)), strict=True):
+        i, j = idx[a], idx[c]
+        pi, pj = patches[i], patches[j]
+        inter = pi.solid ^ pj.solid
+        if inter.is_empty() or inter.volume() <= _TINY_VOLUME:
+            continue
+        ki = (not pi.synthesized, -pi.solid.volume())
+        kj = (not pj.synthesized, -pj.solid.volume())
+        loser, winner = (pi, pj) if ki < kj else (pj, pi)
+        rest = loser.solid - winner.solid
+        kept = rest.volume() / loser.solid.volume()
+        if kept < 0.5:  # the loser lies (mostly) inside the winner: the winner makes room if it keeps more
+            other = winner.solid - loser.solid
+            if other.volume() / winner.solid.volume() > kept:
+                loser, winner, rest, kept = winner, loser, other, other.volume() / winner.solid.volume()
+        if rest.is_empty() or rest.volume() <= _TINY_VOLUME:
+            logger.warning("parts %s and %s coincide; left overlapping", loser.label, winner.label)
+            continue
+        loser.solid = rest

@@ -1,0 +1,353 @@
+"""Automatic part segmentation with the point-prompted segmenter: prompts, mask suppression, face projection.
+
+``Segmenter.segment_points`` prompts the model at farthest-point samples of the shape, keeps the best
+non-overlapping masks (non-maximum suppression on the model's own IoU score; with ``num_parts`` given, the
+best that many) and gives every point to the kept mask that claims it most. ``Segmenter.segment_mesh``
+subdivides long faces, evaluates the kept masks at every face centre, smooths isolated faces, folds stray
+islands into their neighbours and returns one part id per face: a full segmentation of the shell.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from seed3d.asset import Mesh
+from seed3d.errors import InvalidInputError
+from seed3d.nn import farthest_point_sample
+from seed3d.parts.model import PartSegmenter, ShapeFeatures
+from seed3d.typed import PathType
+
+log = logging.getLogger(__name__)
+
+#: Half of the longest bounding-box side in the normalised frame the model was trained in.
+EXTENT = 0.9
+
+
+@dataclass
+class SegmentConfig:
+    """Settings of automatic segmentation."""
+
+    prompts: int = 64
+    """Prompt points (farthest-point samples of the encoded points)."""
+    nms_iou: float = 0.5
+    """A mask overlapping a better one by more than this IoU is dropped."""
+    min_score: float = 0.3
+    """Masks whose predicted IoU is below this are dropped (one mask is always kept)."""
+    min_points: int = 4
+    """Masks claiming fewer encoded points are dropped."""
+    max_edge: float = 0.02
+    """Faces are subdivided until no edge is longer than this fraction of the bounding-box diagonal."""
+    smooth_iterations: int = 3
+    """Rounds of giving a face whose neighbours all disagree with it their most common part."""
+    min_island: float = 0.002
+    """Connected pieces of a part smaller than this fraction of the total area join their neighbours."""
+    seed: int = 0
+    """Seed of the surface sampling."""
+
+
+@dataclass
+class PointSegmentation:
+    """Parts of a point set: a part id per point, and per part its label and score."""
+
+    part: np.ndarray
+    labels: list[str]
+    scores: list[float]
+
+
+@dataclass
+class MeshSegmentation:
+    """Parts of a mesh: the (subdivided) mesh, a part id per face, and per part its label and score."""
+
+    mesh: Mesh
+    face_part: np.ndarray
+    labels: list[str]
+    scores: list[float]
+
+    @property
+    def num_parts(self) -> int:
+        """Number of parts."""
+        return len(self.labels)
+
+    def part_mesh(self, k: int) -> Mesh:
+        """The faces of part ``k`` as a mesh of their own (an open patch of the shell)."""
+        faces = self.mesh.faces[self.face_part == k]
+        used, inverse = np.unique(faces, return_inverse=True)
+        return Mesh(self.mesh.vertices[used], inverse.reshape(-1, 3))
+
+
+def normalisation(points: np.ndarray) -> tuple[np.ndarray, float]:
+    """(offset, scale) mapping meters to the model's frame: ``(x - offset) * scale``."""
+    lo, hi = points.min(0), points.max(0)
+    half = float((hi - lo).max()) / 2
+    if not np.isfinite(half) or half <= 0:
+        raise InvalidInputError("the shape has no extent (all points coincide)")
+    return (lo + hi) / 2, EXTENT / half
+
+
+def sample_surface(mesh: Mesh, count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` points uniform by area on ``mesh`` and their face normals (seeded)."""
+    v, f = mesh.vertices, mesh.faces
+    cross = np.cross(v[f[:, 1]] - v[f[:, 0]], v[f[:, 2]] - v[f[:, 0]])
+    area = np.linalg.norm(cross, axis=1)
+    if not len(f) or area.sum() <= 0:
+        raise InvalidInputError("the mesh has no surface area to segment")
+    rng = np.random.default_rng(seed)
+    face = rng.choice(len(f), count, p=area / area.sum())
+    r = rng.random((count, 2))
+    flip = r.sum(1) > 1
+    r[flip] = 1 - r[flip]
+    a = v[f[face, 0]]
+    pts = a + r[:, :1] * (v[f[face, 1]] - a) + r[:, 1:] * (v[f[face, 2]] - a)
+    nrm = cross[face] / np.maximum(area[face], 1e-20)[:, None]
+    return pts, nrm
+
+
+def sample_edges(tm: object, count: int, seed: int, angle_deg: float = 30.0
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``count`` points uniform by length on the sharp edges of a ``trimesh.Trimesh`` (dihedral above
+    ``angle_deg``), the mean normal of the two faces at each, and whether it is on an edge (a mesh without sharp
+    edges gives surface points flagged False, as the training data does)."""
+    angles = np.asarray(tm.face_adjacency_angles)  # type: ignore[attr-defined]
+    sharp = angles > np.radians(angle_deg)
+    edges = np.asarray(tm.face_adjacency_edges)[sharp]  # type: ignore[attr-defined]
+    pairs = np.asarray(tm.face_adjacency)[sharp]  # type: ignore[attr-defined]
+    v = np.asarray(tm.vertices)  # type: ignore[attr-defined]
+    rng = np.random.default_rng([seed, 1])
+    if not len(edges):
+        pts, nrm = sample_surface(Mesh(v, np.asarray(tm.faces)), count, seed + 1)  # type: ignore[attr-defined]
+        return pts, nrm, np.zeros(count, bool)
+    length = np.linalg.norm(v[edges[:, 1]] - v[edges[:, 0]], axis=1)
+    pick = rng.choice(len(edges), count, p=length / length.sum())
+    t = rng.random(count)[:, None]
+    pts = v[edges[pick, 0]] * (1 - t) + v[edges[pick, 1]] * t
+    fn = np.asarray(tm.face_normals)  # type: ignore[attr-defined]
+    nrm = fn[pairs[pick, 0]] + fn[pairs[pick, 1]]
+    nrm /= np.maximum(np.linalg.norm(nrm, axis=1, keepdims=True), 1e-12)
+    return pts, nrm, np.ones(count, bool)
+
+
+class Segmenter:
+    """A trained ``PartSegmenter`` with automatic segmentation of point sets and meshes."""
+
+    def __init__(self, model: PartSegmenter, config: SegmentConfig | None = None, device: str = "cpu") -> None:
+        self.model = model.to(device).eval()
+        self.config = config or SegmentConfig()
+        self.device = device
+
+    @classmethod
+    def from_pretrained(cls, path: PathType, config: SegmentConfig | None = None, device: str = "cpu"
+                        ) -> Segmenter:
+        """Load the model folder at ``path`` (``weights/part-segmenter``)."""
+        return cls(PartSegmenter.from_pretrained(path, device), config, device)
+
+    def _tensor(self, a: np.ndarray) -> torch.Tensor:
+        return torch.as_tensor(np.asarray(a, np.float32), device=self.device)[None]
+
+    @torch.no_grad()
+    def _prompted(self, points: np.ndarray, normals: np.ndarray, num_parts: int | None,
+                  edges: tuple[np.ndarray, np.ndarray, np.ndarray] | None
+                  ) -> tuple[ShapeFeatures, torch.Tensor, torch.Tensor, list[str], list[float]]:
+        """Encode, prompt and suppress: features, kept queries and prompt positions, labels, scores."""
+        cfg, model = self.config, self.model
+        n_edge = model.config.edge_points if edges is not None else 0
+        n = model.config.num_points - n_edge
+        rng = np.random.default_rng(cfg.seed)
+        sel = rng.choice(len(points), n, replace=len(points) < n)
+        xyz, nrm, flag = points[sel], normals[sel], np.zeros(n, bool)
+        if n_edge and edges is not None:
+            esel = rng.choice(len(edges[0]), n_edge, replace=len(edges[0]) < n_edge)
+            xyz = np.concatenate([xyz, edges[0][esel]])
+            nrm = np.concatenate([nrm, edges[1][esel]])
+            flag = np.concatenate([flag, edges[2][esel]])
+        feat = model.encode(self._tensor(xyz), self._tensor(nrm), torch.as_tensor(flag, device=self.device)[None])
+        k = min(cfg.prompts, n)
+        prompt_idx = farthest_point_sample(feat.points, k)
+        q, pxyz = model.prompt_queries(feat, prompt_idx)
+        logits = model.mask_logits(q, pxyz, feat.points, feat.point_feat)[0]      # K, n
+        scores = model.iou_head(q).squeeze(-1)[0]
+        label_prob = model.label_head(q)[0].softmax(-1)
+        hard = logits > 0
+        order = torch.argsort(scores, descending=True).tolist()
+        kept: list[int] = []
+        for i in order:
+            size = int(hard[i].sum())
+            if size < cfg.min_points or (kept and float(scores[i]) < cfg.min_score):
+                continue
+            if kept:
+                inter = (hard[kept] & hard[i]).sum(-1).float()
+                union = (hard[kept] | hard[i]).sum(-1).float().clamp(min=1)
+                if float((inter / union).max()) > cfg.nms_iou:
+                    continue
+            kept.append(i)
+            if num_parts is not None and len(kept) == num_parts:
+                break
+        if not kept:
+            kept = [order[0]]
+        # drop masks that claim (almost) nothing once every point goes to its strongest mask
+        for _ in range(2):
+            owner = logits[kept].argmax(0)
+            counts = torch.bincount(owner, minlength=len(kept))
+            keep = [kk for kk, c in zip(kept, counts.tolist(), strict=True) if c >= cfg.min_points]
+            if len(keep) == len(kept) or not keep:
+                break
+            kept = keep
+        owner = logits[kept].argmax(0)
+        prompt_owner = owner[prompt_idx[0]]
+        labels: list[str] = []
+        for j, i in enumerate(kept):
+            voters = (prompt_owner == j).nonzero().flatten()
+            prob = label_prob[voters].mean(0) if len(voters) else label_prob[i]
+            labels.append(model.config.labels[int(prob.argmax())])
+        kept_t = torch.as_tensor(kept, device=self.device)
+        return feat, q[:, kept_t], pxyz[:, kept_t], labels, [round(float(scores[i]), 4) for i in kept]
+
+    @torch.no_grad()
+    def _assign(self, feat: ShapeFeatures, q: torch.Tensor, pxyz: torch.Tensor, points: np.ndarray,
+                normals: np.ndarray, chunk: int = 16384) -> np.ndarray:
+        out = []
+        for s in range(0, len(points), chunk):
+            xyz, nrm = self._tensor(points[s:s + chunk]), self._tensor(normals[s:s + chunk])
+            pf = self.model.features_at(feat, xyz, nrm)
+            out.append(self.model.mask_logits(q, pxyz, xyz, pf)[0].argmax(0).cpu().numpy())
+        return np.concatenate(out) if out else np.zeros(0, np.int64)
+
+    def segment_points(self, points: np.ndarray, normals: np.ndarray, num_parts: int | None = None,
+                       edges: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> PointSegmentation:
+        """Parts of surface ``points`` with unit ``normals`` (N, 3), any frame; ``num_parts`` fixes the count.
+
+        ``edges`` = (points, normals, on-edge flags) sampled on sharp edges, for models trained with them."""
+        points, normals = np.asarray(points, np.float64), np.asarray(normals, np.float64)
+        if points.ndim != 2 or points.shape[1] != 3 or normals.shape != points.shape or len(points) < 8:
+            raise InvalidInputError(f"need (N >= 8, 3) points and normals, got {points.shape} and {normals.shape}")
+        if num_parts is not None and num_parts < 1:
+            raise InvalidInputError(f"num_parts must be at least 1, got {num_parts}")
+        offset, scale = normalisation(points)
+        pn = (points - offset) * scale
+        if edges is not None:
+            edges = ((np.asarray(edges[0], np.float64) - offset) * scale, np.asarray(edges[1], np.float64),
+                     np.asarray(edges[2], bool))
+        feat, q, pxyz, labels, scores = self._prompted(pn, normals, num_parts, edges)
+        part = self._assign(feat, q, pxyz, pn, normals)
+        return _compact(part, labels, scores)
+
+    def segment_mesh(self, mesh: Mesh, num_parts: int | None = None) -> MeshSegmentation:
+        """Parts of a mesh (one shell or several pieces): a part id per face of the subdivided mesh."""
+        import trimesh
+
+        cfg = self.config
+        if not len(mesh.faces):
+            raise InvalidInputError("the mesh has no faces")
+        if num_parts is not None and num_parts < 1:
+            raise InvalidInputError(f"num_parts must be at least 1, got {num_parts}")
+        diag = float(np.linalg.norm(np.ptp(mesh.vertices, axis=0)))
+        verts, faces = trimesh.remesh.subdivide_to_size(mesh.vertices, mesh.faces, cfg.max_edge * diag,
+                                                        max_iter=12)
+        tm = trimesh.Trimesh(verts, faces, process=True)
+        shell = Mesh(np.asarray(tm.vertices), np.asarray(tm.faces))
+        points, normals = sample_surface(shell, self.model.config.num_points * 4, cfg.seed)
+        offset, scale = normalisation(shell.vertices)
+        edges = None
+        if self.model.config.edge_points:
+            e_pts, e_nrm, e_on = sample_edges(tm, self.model.config.edge_points * 4, cfg.seed)
+            edges = ((e_pts - offset) * scale, e_nrm, e_on)
+        feat, q, pxyz, labels, scores = self._prompted((points - offset) * scale, normals, num_parts, edges)
+        centres = (np.asarray(tm.triangles_center) - offset) * scale
+        face_part = self._assign(feat, q, pxyz, centres, np.asarray(tm.face_normals))
+        face_part = _clean_faces(tm, face_part, cfg)
+        seg = _compact(face_part, labels, scores)
+        return MeshSegmentation(shell, seg.part, seg.labels, seg.scores)
+
+
+def match_parts(pred: np.ndarray, truth: np.ndarray, weights: np.ndarray | None = None
+                ) -> tuple[float, dict[int, int], np.ndarray]:
+    """Match predicted to true parts one to one by IoU (Hungarian); returns the mean IoU over the true parts
+    (an unmatched true part counts 0), the matching {pred: truth} and the IoU of each true part.
+
+    ``pred`` and ``truth`` hold a part id per element (point or face); ``weights`` (e.g. face areas) weigh them.
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    pred, truth = np.asarray(pred, np.int64), np.asarray(truth, np.int64)
+    if pred.shape != truth.shape or pred.ndim != 1 or not len(pred):
+        raise InvalidInputError(f"pred and truth must be equal-length 1-D id arrays, got {pred.shape}, {truth.shape}")
+    w = np.ones(len(pred)) if weights is None else np.asarray(weights, np.float64)
+    n_p, n_t = int(pred.max()) + 1, int(truth.max()) + 1
+    inter = np.zeros((n_p, n_t))
+    np.add.at(inter, (pred, truth), w)
+    size_p, size_t = inter.sum(1), inter.sum(0)
+    union = size_p[:, None] + size_t[None, :] - inter
+    iou = np.where(union > 0, inter / np.maximum(union, 1e-30), 0.0)
+    rows, cols = linear_sum_assignment(-iou)
+    per_truth = np.zeros(n_t)
+    matching: dict[int, int] = {}
+    for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
+        if iou[r, c] > 0:
+            matching[r] = c
+            per_truth[c] = iou[r, c]
+    present = size_t > 0
+    return float(per_truth[present].mean()), matching, per_truth
+
+
+def _compact(part: np.ndarray, labels: list[str], scores: list[float]) -> PointSegmentation:
+    """Renumber parts 0..P-1 in order of first use of the body, then by size (empty parts dropped)."""
+    used, counts = np.unique(part, return_counts=True)
+    order = sorted(zip(used.tolist(), counts.tolist(), strict=True),
+                   key=lambda uc: (labels[uc[0]] != "body", -uc[1]))
+    remap = np.full(len(labels), -1, np.int64)
+    for new, (old, _) in enumerate(order):
+        remap[old] = new
+    return PointSegmentation(remap[part], [labels[o] for o, _ in order], [scores[o] for o, _ in order])
+
+
+def _clean_faces(tm: object, face_part: np.ndarray, cfg: SegmentConfig) -> np.ndarray:
+    """Smooth isolated faces and fold islands smaller than ``cfg.min_island`` of the area into neighbours."""
+    import networkx as nx
+
+    adj = np.asarray(tm.face_adjacency)  # type: ignore[attr-defined]
+    area = np.asarray(tm.area_faces)  # type: ignore[attr-defined]
+    part = face_part.copy()
+    if not len(adj):
+        return part
+    n_parts = int(part.max()) + 1
+    for _ in range(cfg.smooth_iterations):
+        votes = np.zeros((len(part), n_parts))
+        np.add.at(votes, (adj[:, 0], part[adj[:, 1]]), 1)
+        np.add.at(votes, (adj[:, 1], part[adj[:, 0]]), 1)
+        lonely = (votes[np.arange(len(part)), part] == 0) & (votes.sum(1) > 0)
+        if not lonely.any():
+            break
+        part[lonely] = votes[lonely].argmax(1)
+    total = float(area.sum())
+    for _ in range(3):
+        same = part[adj[:, 0]] == part[adj[:, 1]]
+        g = nx.Graph()
+        g.add_nodes_from(range(len(part)))
+        g.add_edges_from(adj[same].tolist())
+        changed = False
+        comps = sorted(nx.connected_components(g), key=lambda c: sum(area[list(c)]))
+        # the biggest piece of each part stays; smaller pieces under the threshold join their neighbours
+        biggest: dict[int, float] = {}
+        for c in comps:
+            idx = np.fromiter(c, np.int64)
+            biggest[int(part[idx[0]])] = max(biggest.get(int(part[idx[0]]), 0.0), float(area[idx].sum()))
+        for c in comps:
+            idx = np.fromiter(c, np.int64)
+            a = float(area[idx].sum())
+            p = int(part[idx[0]])
+            if a >= cfg.min_island * total or a >= biggest[p]:
+                continue
+            inside = np.zeros(len(part), bool)
+            inside[idx] = True
+            border = adj[inside[adj[:, 0]] ^ inside[adj[:, 1]]]
+            outside = np.where(inside[border[:, 0]], border[:, 1], border[:, 0])
+            if not len(outside):
+                continue
+            part[idx] = np.bincount(part[outside]).argmax()
+            changed = True
+        if not changed:
+            break
+    return part

@@ -1,0 +1,225 @@
+"""seed3d.parts.complete: closed parts, hidden geometry filled in, a carved body and no interpenetration at rest."""
+
+from __future__ import annotations
+
+import itertools
+
+import manifold3d
+import numpy as np
+import pytest
+
+from seed3d.asset import Asset, Mesh, Part
+from seed3d.errors import InvalidInputError
+from seed3d.parts.complete import CompletionConfig, complete_parts
+from seed3d.parts.shell import merged_shell
+from seed3d.synth import generate
+from seed3d.synth.primitives import box
+
+
+def _solid(mesh: Mesh) -> manifold3d.Manifold:
+    m = manifold3d.Manifold(manifold3d.Mesh(vert_properties=np.asarray(mesh.vertices, np.float32),
+                                            tri_verts=np.asarray(mesh.faces, np.uint32)))
+    assert m.status() == manifold3d.Error.NoError
+    return m
+
+
+def _envelope(truth: Asset) -> tuple[Mesh, np.ndarray]:
+    """What a generator gives: the union of each part's hull, so drawer boxes and cavities are gone."""
+    parts = []
+    for p in truth.parts:
+        hull = manifold3d.Manifold.hull_points(p.mesh.welded().vertices).to_mesh()
+        parts.append(Part(p.name, Mesh(hull.vert_properties[:, :3], hull.tri_verts.astype(np.int64)), p.label))
+    return merged_shell(Asset(truth.name, parts, joints_known=False))
+
+
+def _assert_closed(meshes: list[Mesh]) -> None:
+    for i, mesh in enumerate(meshes):
+        tm = mesh.to_trimesh()
+        assert tm.is_watertight, f"part {i} is not watertight"
+        assert tm.is_winding_consistent, f"part {i} winding is inconsistent"
+        assert tm.volume > 0, f"part {i} is inside out or empty"
+        assert tm.area_faces.min() > 1e-12, f"part {i} has zero-area faces"
+
+
+def _assert_apart(meshes: list[Mesh]) -> None:
+    solids = [_solid(m) for m in meshes]
+    for i, j in itertools.combinations(range(len(solids)), 2):
+        overlap = (solids[i] ^ solids[j]).volume()
+        assert overlap < 1e-7, f"parts {i} and {j} overlap by {overlap:.2e} m³"
+
+
+@pytest.fixture(scope="module")
+def cabinet() -> Asset:
+    return generate("cabinet", 0)
+
+
+@pytest.fixture(scope="module", params=["shell", "envelope"])
+def completed(request: pytest.FixtureRequest, cabinet: Asset) -> tuple[Asset, list[Mesh]]:
+    shell, face_part = merged_shell(cabinet) if request.param == "shell" else _envelope(cabinet)
+    assert np.all(np.bincount(face_part, minlength=len(cabinet.parts)) > 0)
+    return cabinet, complete_parts(shell, face_part, [p.label for p in cabinet.parts])
+
+
+def test_every_part_is_closed(completed: tuple[Asset, list[Mesh]]) -> None:
+    truth, meshes = completed
+    assert len(meshes) == len(truth.parts)
+    _assert_closed(meshes)
+
+
+def test_parts_do_not_interpenetrate(completed: tuple[Asset, list[Mesh]]) -> None:
+    _assert_apart(completed[1])
+
+
+def test_drawers_reach_inside_and_slide_out_freely(completed: tuple[Asset, list[Mesh]]) -> None:
+    truth, meshes = completed
+    body = _solid(meshes[0])
+    for i, p in enumerate(truth.parts):
+        if p.label != "drawer":
+            continue
+        true_depth = float(np.ptp(p.mesh.bounds[:, 0]))
+        got = meshes[i].bounds
+        assert got[1, 0] == pytest.approx(p.mesh.bounds[1, 0], abs=1e-3)  # the front stays where it was
+        assert got[1, 0] - got[0, 0] >= 0.5 * true_depth
+        drawer = _solid(meshes[i])
+        for travel in np.linspace(0.0, 0.5 * true_depth, 5):
+            assert (body ^ drawer.translate((float(travel), 0.0, 0.0))).volume() < 1e-7
+        lo, hi = p.mesh.bounds[0] + 0.03, p.mesh.bounds[1] - 0.03  # the room the true drawer needs is free
+        grid = np.stack(np.meshgrid(*[np.linspace(a, b, 6) for a, b in zip(lo, hi, strict=True)]), -1).reshape(-1, 3)
+        handle = truth.part(f"{p.name}_handle").mesh.bounds.mean(axis=0)  # also right behind the handle
+        grid = np.concatenate([grid, np.c_[np.linspace(lo[0], hi[0], 6), np.tile(handle[1:], (6, 1))]])
+        assert not meshes[0].to_trimesh().contains(grid).any(), f"the body fills part of {p.name}'s room"
+        gap = 0.5 * CompletionConfig().clearance  # the body keeps clear of the drawer on every side
+        for shift in np.concatenate([np.eye(3), -np.eye(3)]) * gap:
+            assert (body ^ drawer.translate(tuple(shift))).volume() < 1e-7, f"{p.name} touches the body at {shift}"
+
+
+def test_handles_are_capped_not_inflated(cabinet: Asset) -> None:
+    shell, face_part = merged_shell(cabinet)
+    meshes = complete_parts(shell, face_part, [p.label for p in cabinet.parts])
+    for i, p in enumerate(cabinet.parts):
+        if p.label == "handle":
+            assert np.bincount(face_part)[i] < len(p.mesh.faces)  # its patch was cut open where it met the door
+            assert meshes[i].to_trimesh().volume == pytest.approx(p.mesh.to_trimesh().volume, rel=0.05)
+
+
+def test_solid_body_gets_cavities(cabinet: Asset) -> None:
+    shell, face_part = _envelope(cabinet)
+    labels = [p.label for p in cabinet.parts]
+    meshes = complete_parts(shell, face_part, labels)
+    lo, hi = meshes[0].bounds
+    body_box = float(np.prod(hi - lo))
+    drawers = sum(float(np.prod(np.ptp(p.mesh.bounds, axis=0))) for p in cabinet.parts if p.label == "drawer")
+    assert meshes[0].to_trimesh().volume < body_box - 0.5 * drawers
+    # behind each door, halfway into the body, there is room, not wall
+    body = meshes[0].to_trimesh()
+    for p in cabinet.parts:
+        if p.label == "door":
+            (x0, y0, z0), (_, y1, z1) = p.mesh.bounds
+            probe = np.array([[0.5 * (x0 + lo[0]), 0.5 * (y0 + y1), 0.5 * (z0 + z1)]])
+            assert not body.contains(probe)[0]
+
+
+def _sheet(x: float, y0: float, y1: float, z0: float, z1: float) -> Mesh:
+    """A single-sided rectangle in the plane x, facing +x."""
+    v = np.array([[x, y0, z0], [x, y1, z0], [x, y1, z1], [x, y0, z1]], float)
+    return Mesh(v, np.array([[0, 1, 2], [0, 2, 3]]))
+
+
+def _body_and_sheet(label: str) -> tuple[Mesh, np.ndarray, list[str]]:
+    body = box([-0.2, -0.25, 0.0], [0.2, 0.25, 0.5])
+    front = _sheet(0.203, -0.23, 0.23, 0.05, 0.45)
+    shell = Mesh.concatenate([body, front])
+    face_part = np.r_[np.zeros(len(body.faces), int), np.ones(len(front.faces), int)]
+    return shell, face_part, ["body", label]
+
+
+def test_single_sided_door_gets_a_slab_and_a_cavity() -> None:
+    shell, face_part, labels = _body_and_sheet("door")
+    cfg = CompletionConfig()
+    body, door = complete_parts(shell, face_part, labels, cfg)
+    _assert_closed([body, door])
+    _assert_apart([body, door])
+    thickness = float(np.ptp(door.bounds[:, 0]))
+    lo, hi = cfg.panel_thickness_range
+    assert lo - 1e-6 <= thickness <= hi + 1e-6
+    assert door.bounds[1, 0] == pytest.approx(0.203, abs=1e-6)
+    assert not body.to_trimesh().contains([[0.0, 0.0, 0.25]])[0]  # the middle of the body is now room
+    assert body.to_trimesh().contains([[0.0, 0.245, 0.25]])[0]  # its side walls stay
+    assert body.to_trimesh().volume < 0.5 * 0.4 * 0.5 * 0.5
+
+
+def test_single_sided_drawer_front_gets_a_hollow_box() -> None:
+    shell, face_part, labels = _body_and_sheet("drawer")
+    body, drawer = complete_parts(shell, face_part, labels)
+    _assert_closed([body, drawer])
+    _assert_apart([body, drawer])
+    depth = float(np.ptp(drawer.bounds[:, 0]))
+    assert depth >= 0.8 * 0.4
+    assert drawer.bounds[0, 0] > -0.2  # a back wall of body stays behind it
+    tm = drawer.to_trimesh()
+    assert not tm.contains([[0.0, 0.0, 0.3]])[0]  # hollow, open at the top
+    assert tm.volume < 0.5 * np.prod(np.ptp(drawer.bounds, axis=0))
+    solid = complete_parts(shell, face_part, labels, CompletionConfig(hollow_drawers=False))[1]
+    assert solid.to_trimesh().volume > 0.8 * np.prod(np.ptp(solid.bounds, axis=0))
+
+
+def test_pane_set_into_a_door_gets_its_own_pocket() -> None:
+    body = box([-0.2, -0.25, 0.0], [0.2, 0.25, 0.5])
+    door = box([0.203, -0.24, 0.04], [0.223, 0.24, 0.46])
+    # the segmenter gave the middle of the door's front to a pane: the door's front has a hole there
+    front = np.flatnonzero(door.vertices[door.faces].mean(axis=1)[:, 0] > 0.2229)
+    kept = np.setdiff1d(np.arange(len(door.faces)), front)
+    v = door.vertices
+    ring = np.array([[0.223, -0.24, 0.04], [0.223, 0.24, 0.04], [0.223, 0.24, 0.46], [0.223, -0.24, 0.46]])
+    hole = np.array([[0.223, -0.1, 0.15], [0.223, 0.1, 0.15], [0.223, 0.1, 0.35], [0.223, -0.1, 0.35]])
+    rim_v = np.concatenate([ring, hole])
+    rim_f = np.array([[0, 1, 5], [0, 5, 4], [1, 2, 6], [1, 6, 5], [2, 3, 7], [2, 7, 6], [3, 0, 4], [3, 4, 7]])
+    pane = Mesh(hole, np.array([[0, 1, 2], [0, 2, 3]]))
+    shell = Mesh.concatenate([body, Mesh(v, door.faces[kept]), Mesh(rim_v, rim_f), pane])
+    face_part = np.r_[np.zeros(12, int), np.ones(len(kept) + len(rim_f), int), np.full(2, 2)]
+    meshes = complete_parts(shell, face_part, ["body", "door", "panel"])
+    _assert_closed(meshes)
+    _assert_apart(meshes)
+    assert meshes[2].bounds[1, 0] == pytest.approx(0.223, abs=1e-6)
+    assert meshes[1].to_trimesh().volume < 0.48 * 0.42 * 0.02 - 0.5 * 0.2 * 0.2 * 0.008
+
+
+def test_deterministic(cabinet: Asset) -> None:
+    shell, face_part = _envelope(cabinet)
+    labels = [p.label for p in cabinet.parts]
+    first = complete_parts(shell, face_part, labels)
+    second = complete_parts(shell, face_part, labels)
+    assert all(a == b for a, b in zip(first, second, strict=True))
+
+
+@pytest.mark.parametrize(("face_part", "labels", "message"), [
+    (np.zeros(11, int), ["body"], "one part id per face"),
+    (np.r_[np.zeros(6, int), np.full(6, 2)], ["body", "door"], "0..1"),
+    (np.zeros(12, int), ["body", "door"], "no faces"),
+    (np.zeros(12), ["body"], "integer"),
+    (np.zeros(12, int), [], "labels is empty"),
+])
+def test_bad_input_raises(face_part: np.ndarray, labels: list[str], message: str) -> None:
+    shell = box([0, 0, 0], [1, 1, 1])
+    assert len(shell.faces) == 12
+    with pytest.raises(InvalidInputError, match=message):
+        complete_parts(shell, face_part, labels)
+
+
+@pytest.mark.slow
+def test_completed_nightstand_articulates_and_validates(tmp_path: object) -> None:
+    from seed3d.articulation import articulate
+    from seed3d.export import export_asset
+    from seed3d.physics.validate import validate_path
+
+    truth = generate("nightstand", 0)
+    shell, face_part = _envelope(truth)
+    meshes = complete_parts(shell, face_part, [p.label for p in truth.parts])
+    asset = Asset("nightstand", [Part(p.name, m, label=p.label) for p, m in zip(truth.parts, meshes, strict=True)],
+                  joints_known=False)
+    art = articulate(asset)
+    assert {j.child: j.type for j in art.joints} == {j.child: j.type for j in truth.joints}
+    folder = art.save(tmp_path / "asset")  # type: ignore[operator]
+    export_asset(art, folder)
+    report = validate_path(folder)
+    assert report.passed, [f"{c.name}: {c.message}" for c in report.failures]

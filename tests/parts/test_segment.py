@@ -1,0 +1,168 @@
+"""The part segmenter: model shapes and save/load, automatic segmentation, matching, training and resume."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from seed3d.asset import PART_LABELS, Asset
+from seed3d.errors import AssetFormatError, InvalidInputError
+from seed3d.parts import part_names
+from seed3d.parts.model import PartSegmenter, SegmenterConfig
+from seed3d.parts.segment import SegmentConfig, Segmenter, match_parts, sample_surface
+from seed3d.parts.shell import merged_shell
+from seed3d.parts.train import PartSegTrainConfig, make_batch, train_part_segmenter
+from seed3d.synth import generate
+from seed3d.synth.dataset import DatasetConfig, build_split
+
+TINY_MODEL = SegmenterConfig(num_points=256, edge_points=32, tokens=32, fps_pool=256, group=8, point_dim=16, width=32,
+                             depth=1, heads=2, decoder_depth=1, mask_dim=16)
+
+
+def _tiny(seed: int = 0) -> PartSegmenter:
+    torch.manual_seed(seed)
+    return PartSegmenter(TINY_MODEL).eval()
+
+
+def test_model_outputs_have_the_documented_shapes() -> None:
+    model = _tiny()
+    pts = torch.rand(2, 256, 3) * 2 - 1
+    nrm = torch.nn.functional.normalize(torch.randn(2, 256, 3), dim=-1)
+    masks, labels, iou = model(pts, nrm, torch.randint(0, 256, (2, 5)))
+    assert masks.shape == (2, 5, 256) and labels.shape == (2, 5, len(PART_LABELS)) and iou.shape == (2, 5)
+
+
+def test_save_and_load_round_trip_gives_the_same_outputs(tmp_path: Path) -> None:
+    model = _tiny()
+    model.save_pretrained(tmp_path / "m")
+    again = PartSegmenter.from_pretrained(tmp_path / "m")
+    pts = torch.rand(1, 256, 3)
+    nrm = torch.nn.functional.normalize(torch.randn(1, 256, 3), dim=-1)
+    prompts = torch.tensor([[0, 7]])
+    for a, b in zip(model(pts, nrm, prompts), again(pts, nrm, prompts), strict=True):
+        assert torch.allclose(a, b)
+    doc = json.loads((tmp_path / "m" / "config.json").read_text())
+    assert doc["model_type"] == "seed3d-part-segmenter" and doc["width"] == 32
+
+
+def test_loading_a_folder_that_is_not_a_segmenter_fails_clearly(tmp_path: Path) -> None:
+    with pytest.raises(AssetFormatError, match="not a model folder"):
+        PartSegmenter.from_pretrained(tmp_path)
+    _tiny().save_pretrained(tmp_path / "m")
+    doc = json.loads((tmp_path / "m" / "config.json").read_text())
+    (tmp_path / "m" / "config.json").write_text(json.dumps({**doc, "model_type": "other"}))
+    with pytest.raises(AssetFormatError, match="not a seed3d-part-segmenter"):
+        PartSegmenter.from_pretrained(tmp_path / "m")
+
+
+def test_match_parts_is_hungarian_over_true_parts() -> None:
+    truth = np.array([0, 0, 0, 0, 1, 1, 2, 2])
+    pred = np.array([5, 5, 5, 5, 3, 3, 3, 3])  # part 3 swallows truth 1 and 2
+    miou, matching, per = match_parts(pred, truth)
+    assert matching[5] == 0 and per[0] == 1.0
+    assert sorted(per[1:].tolist()) == [0.0, 0.5]
+    assert miou == pytest.approx(0.5)
+    assert match_parts(truth, truth)[0] == 1.0
+    with pytest.raises(InvalidInputError):
+        match_parts(pred[:3], truth)
+
+
+def test_automatic_segmentation_covers_every_face_and_respects_a_given_count() -> None:
+    truth = generate("cabinet", 0)
+    shell, _ = merged_shell(truth)
+    seg = Segmenter(_tiny(), SegmentConfig(prompts=16))
+    auto = seg.segment_mesh(shell)
+    assert len(auto.face_part) == len(auto.mesh.faces) and auto.face_part.min() == 0
+    assert set(np.unique(auto.face_part)) == set(range(auto.num_parts))
+    assert all(label in PART_LABELS for label in auto.labels)
+    two = seg.segment_mesh(shell, num_parts=2)
+    assert two.num_parts <= 2
+    again = Segmenter(_tiny(), SegmentConfig(prompts=16)).segment_mesh(shell)
+    assert np.array_equal(again.face_part, auto.face_part)  # deterministic
+    with pytest.raises(InvalidInputError):
+        seg.segment_mesh(shell, num_parts=0)
+
+
+def test_segment_points_rejects_bad_input() -> None:
+    seg = Segmenter(_tiny())
+    with pytest.raises(InvalidInputError):
+        seg.segment_points(np.zeros((4, 3)), np.zeros((4, 3)))
+    with pytest.raises(InvalidInputError, match="no extent"):
+        seg.segment_points(np.zeros((64, 3)), np.tile([0.0, 0.0, 1.0], (64, 1)))
+
+
+def test_merged_shell_is_closed_and_labels_faces_by_part() -> None:
+    truth = generate("cabinet", 0)
+    shell, owner = merged_shell(truth)
+    assert shell.to_trimesh().is_watertight
+    assert set(np.unique(owner)) == set(range(len(truth.parts)))
+    points, normals = sample_surface(shell, 500, seed=1)
+    assert points.shape == normals.shape == (500, 3)
+    assert np.allclose(np.linalg.norm(normals, axis=1), 1.0)
+
+
+def test_part_names_are_unique_and_the_body_keeps_its_name() -> None:
+    assert part_names(["body", "door", "door", "handle", "body"]) == ["body", "door_0", "door_1", "handle_0",
+                                                                       "body_1"]
+
+
+@pytest.fixture(scope="module")
+def tiny_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("data")
+    cfg = DatasetConfig(samples_per_shard=2, surface_points=512, sharp_points=16, volume_points=16, near_points=16,
+                        cond_views=0, cond_resolution=16, pbr_resolution=8, categories=("cabinet", "box"))
+    build_split(out, "train", 3, cfg, workers=1)
+    return out
+
+
+def test_batches_prompt_existing_parts_and_depend_only_on_seed_and_step(tiny_data: Path) -> None:
+    from seed3d.parts.train import load_points
+
+    data = load_points(tiny_data, "train")
+    cfg = PartSegTrainConfig(batch=2, prompts=4, model=TINY_MODEL)
+    a, b = make_batch(data, 3, cfg, 128), make_batch(data, 3, cfg, 128)
+    assert a["edge"].shape == (2, 128) and not a["edge"][:, :96].any()  # the last 32 are edge samples
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert a["points"].shape == (2, 128, 3) and a["masks"].shape == (2, 4, 128)
+    rows = torch.arange(2)[:, None]
+    assert bool(a["masks"][rows, torch.arange(4)[None], a["prompts"]].all())  # a prompt lies in its own mask
+    assert float(a["points"].abs().max()) <= 0.9 + 1e-5
+
+
+def test_training_writes_a_model_and_resumes_where_it_stopped(tiny_data: Path, tmp_path: Path) -> None:
+    cfg = PartSegTrainConfig(steps=2, batch=2, prompts=2, warmup=1, checkpoint_every=1, log_every=1,
+                             model=TINY_MODEL)
+    final = train_part_segmenter(tiny_data, tmp_path / "run", cfg)
+    assert (final / "model.safetensors").is_file()
+    log = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in log] == [1, 2] and all(np.isfinite(r["loss"]) for r in log)
+    more = PartSegTrainConfig(**{**cfg.__dict__, "steps": 3})
+    train_part_segmenter(tiny_data, tmp_path / "run", more)
+    log = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in log] == [1, 2, 3]  # resumed at step 2, did one more
+    other = PartSegTrainConfig(**{**more.__dict__, "model": SegmenterConfig(**{**TINY_MODEL.__dict__, "width": 64})})
+    with pytest.raises(InvalidInputError, match="another model config"):
+        train_part_segmenter(tiny_data, tmp_path / "run", other)
+
+
+def test_an_asset_with_unknown_joints_round_trips_and_refuses_export(tmp_path: Path) -> None:
+    from seed3d.errors import ExportError
+    from seed3d.export import export_asset
+
+    truth = generate("box", 0)
+    parts = Asset("seg", truth.parts, joints_known=False)
+    assert parts.root == truth.parts[0].name and parts.tree_order() == [p.name for p in truth.parts]
+    again = Asset.load(parts.save(tmp_path / "a"))
+    assert not again.joints_known and not again.joints
+    with pytest.raises(ExportError, match="articulate it first"):
+        export_asset(again, tmp_path / "out", ("glb",))
+    from seed3d.physics.validate import validate_path
+
+    report = validate_path(tmp_path / "a")
+    assert not report.passed and any("unknown" in c.message for c in report.failures)
+    with pytest.raises(AssetFormatError, match="marked unknown"):
+        Asset("bad", truth.parts, truth.joints, joints_known=False)
