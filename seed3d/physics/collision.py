@@ -296,15 +296,58 @@ def _decimate(vertices: FloatArray, faces: IntArray, target: int) -> tuple[Float
     return (v, f) if len(f) >= 4 else None
 
 
+class CoACDCrashed(RuntimeError):
+    """CoACD's child process died (a native abort or crash) instead of answering."""
+
+
+def _coacd_child(conn: Any, vertices: FloatArray, faces: IntArray, manifold: bool, cfg: CollisionConfig) -> None:
+    import faulthandler
+
+    faulthandler.disable()  # a native abort here is expected and handled by the parent: no traceback dump
+    try:
+        conn.send(("ok", _coacd_pieces(vertices, faces, manifold, cfg)))
+    except BaseException as exc:  # report anything back to the parent
+        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+    finally:
+        conn.close()
+
+
 def _run_coacd(vertices: FloatArray, faces: IntArray, manifold: bool, cfg: CollisionConfig) -> list[FloatArray]:
-    """CoACD pieces (point sets) of a welded mesh, logging silenced; raises on failure.
+    """CoACD pieces (point sets) of a welded mesh, computed in a forked child process: CoACD aborts the whole
+    process on some meshes, and a dead child becomes a ``CoACDCrashed`` error the caller can fall back from."""
+    import multiprocessing as mp
+
+    try:
+        import coacd  # noqa: F401  (fail here, in the parent, when it is missing)
+    except ImportError as exc:
+        raise DependencyError("CoACD is not installed: pip install coacd==1.0.14") from exc
+    if "fork" not in mp.get_all_start_methods():  # pragma: no cover - Windows
+        return _coacd_pieces(vertices, faces, manifold, cfg)
+    ctx = mp.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_coacd_child, args=(child, vertices, faces, manifold, cfg), daemon=True)
+    proc.start()
+    child.close()
+    try:
+        status, value = parent.recv()
+    except EOFError:
+        proc.join()
+        raise CoACDCrashed(f"CoACD's process died (exit code {proc.exitcode})") from None
+    finally:
+        parent.close()
+    proc.join()
+    if status != "ok":
+        raise RuntimeError(value)
+    return value  # type: ignore[no-any-return]
+
+
+def _coacd_pieces(vertices: FloatArray, faces: IntArray, manifold: bool, cfg: CollisionConfig) -> list[FloatArray]:
+    """CoACD pieces (point sets) of a welded mesh, logging silenced; raises on failure (in this process).
 
     ``manifold``: the mesh is a closed, coherently oriented 2-manifold, so CoACD's remeshing is skipped.
     """
-    try:
-        import coacd
-    except ImportError as exc:
-        raise DependencyError("CoACD is not installed: pip install coacd==1.0.14") from exc
+    import coacd
+
     coacd.set_log_level("off")
     pieces = coacd.run_coacd(
         coacd.Mesh(np.ascontiguousarray(vertices, np.float64), np.ascontiguousarray(faces, np.int32)),

@@ -11,7 +11,7 @@ import pytest
 
 from seed3d.articulation import Analysis, Reasoner, RuleReasoner, VLMReasoner, articulate
 from seed3d.articulation._geometry import axis_angle, line_distance
-from seed3d.errors import InvalidInputError, NotBuiltError
+from seed3d.errors import InvalidInputError
 from tests.articulation._helpers import FAST, small_cabinet
 
 
@@ -84,13 +84,18 @@ def test_unparseable_vlm_answers_are_rejected() -> None:
         articulate(small_cabinet(), reasoner=VLMReasoner({}, use_fallback=False), config=FAST)
 
 
-def test_bench_predicted_parts_mode_is_not_built(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.slow
+def test_bench_predicted_parts_mode_reports_segmentation(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "eval"))
     import bench_articulation
 
-    monkeypatch.setattr(sys, "argv", ["bench_articulation.py", "--parts", "predicted"])
-    with pytest.raises(NotBuiltError, match="segmenter"):
-        bench_articulation.main()
+    out = tmp_path / "pred.json"
+    monkeypatch.setattr(sys, "argv", ["bench_articulation.py", "--parts", "predicted", "--categories", "box",
+                                      "--seeds", "2000000", "--no-validate", "--out", str(out)])
+    bench_articulation.main()
+    doc = json.loads(out.read_text())
+    assert doc["parts"] == "predicted" and 0.0 <= doc["overall"]["parts_miou"] <= 1.0
+    assert "parts_miou_components" in doc["categories"]["box"]
 
 
 def test_bench_compare_scores_a_perfect_prediction() -> None:

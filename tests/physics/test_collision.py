@@ -324,3 +324,12 @@ def test_merge_joins_coplanar_pieces_and_respects_the_cap() -> None:
 
 def test_module_exposes_methods() -> None:
     assert collision.METHODS == ("convex", "coacd", "hull")
+
+
+def test_a_crash_inside_coacd_falls_back_to_the_hull_and_spares_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    monkeypatch.setattr(collision, "_coacd_pieces", lambda *args: os.abort())  # as CoACD does on some meshes
+    cup = difference(box([0, 0, 0], [1, 1, 1]), box([0.1, 0.1, 0.1], [0.9, 0.9, 1.1]))
+    result = collision.decompose(cup, collision.CollisionConfig())
+    assert result.method == "hull" and any("process died" in w for w in result.warnings)
