@@ -312,23 +312,35 @@ def _coacd_child(conn: Any, vertices: FloatArray, faces: IntArray, manifold: boo
         conn.close()
 
 
+#: Seconds CoACD may run on one part before its process is killed (the part then gets its convex hull).
+COACD_TIMEOUT = 900.0
+#: Run CoACD in a child process (False: in this process, where a native abort ends the caller too).
+ISOLATE_COACD = True
+
+
 def _run_coacd(vertices: FloatArray, faces: IntArray, manifold: bool, cfg: CollisionConfig) -> list[FloatArray]:
-    """CoACD pieces (point sets) of a welded mesh, computed in a forked child process: CoACD aborts the whole
-    process on some meshes, and a dead child becomes a ``CoACDCrashed`` error the caller can fall back from."""
+    """CoACD pieces (point sets) of a welded mesh, computed in a child process from a fork server (a clean,
+    single-threaded parent, so no lock of this process's threads is inherited): CoACD aborts the whole process
+    on some meshes, and a dead or hung child becomes a ``CoACDCrashed`` error the caller falls back from."""
     import multiprocessing as mp
 
     try:
         import coacd  # noqa: F401  (fail here, in the parent, when it is missing)
     except ImportError as exc:
         raise DependencyError("CoACD is not installed: pip install coacd==1.0.14") from exc
-    if "fork" not in mp.get_all_start_methods():  # pragma: no cover - Windows
+    if not ISOLATE_COACD or "forkserver" not in mp.get_all_start_methods():
         return _coacd_pieces(vertices, faces, manifold, cfg)
-    ctx = mp.get_context("fork")
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(["numpy", "coacd", "seed3d.physics.collision"])
     parent, child = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_coacd_child, args=(child, vertices, faces, manifold, cfg), daemon=True)
     proc.start()
     child.close()
     try:
+        if not parent.poll(COACD_TIMEOUT):
+            proc.kill()
+            proc.join()
+            raise CoACDCrashed(f"CoACD ran longer than {COACD_TIMEOUT:.0f} s and was stopped")
         status, value = parent.recv()
     except EOFError:
         proc.join()

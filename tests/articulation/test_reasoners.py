@@ -84,20 +84,6 @@ def test_unparseable_vlm_answers_are_rejected() -> None:
         articulate(small_cabinet(), reasoner=VLMReasoner({}, use_fallback=False), config=FAST)
 
 
-@pytest.mark.slow
-def test_bench_predicted_parts_mode_reports_segmentation(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "eval"))
-    import bench_articulation
-
-    out = tmp_path / "pred.json"
-    monkeypatch.setattr(sys, "argv", ["bench_articulation.py", "--parts", "predicted", "--categories", "box",
-                                      "--seeds", "2000000", "--no-validate", "--out", str(out)])
-    bench_articulation.main()
-    doc = json.loads(out.read_text())
-    assert doc["parts"] == "predicted" and 0.0 <= doc["overall"]["parts_miou"] <= 1.0
-    assert "parts_miou_components" in doc["categories"]["box"]
-
-
 def test_bench_compare_scores_a_perfect_prediction() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "eval"))
     try:
