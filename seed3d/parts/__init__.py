@@ -10,9 +10,13 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from seed3d.asset import Asset, Mesh, Part
-from seed3d.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from seed3d.parts.complete import CompletionConfig
+    from seed3d.parts.segment import Segmenter
 
 log = logging.getLogger(__name__)
 
@@ -30,22 +34,19 @@ def part_names(labels: list[str]) -> list[str]:
     return names
 
 
-def decompose(mesh: Mesh, segmenter: object, name: str = "asset", num_parts: int | None = None,
-              completion: object | None = None, progress: ProgressCallback | None = None) -> Asset:
+def decompose(mesh: Mesh, segmenter: Segmenter, name: str = "asset", num_parts: int | None = None,
+              completion: CompletionConfig | None = None, progress: ProgressCallback | None = None) -> Asset:
     """Segment ``mesh`` with a ``segment.Segmenter``, complete every part, and return them as an ``Asset`` whose
     joints are unknown (``joints_known=False``); ``num_parts`` fixes the number of parts."""
     from seed3d.parts.complete import complete_parts
-    from seed3d.parts.segment import Segmenter
 
-    if not isinstance(segmenter, Segmenter):
-        raise InvalidInputError(f"segmenter must be a seed3d.parts.segment.Segmenter, got {type(segmenter).__name__}")
     report = progress or (lambda f, m: None)
     t0 = time.perf_counter()
     report(0.0, "segmenting")
     seg = segmenter.segment_mesh(mesh, num_parts)
     t1 = time.perf_counter()
     report(0.5, f"completing {seg.num_parts} parts")
-    meshes = complete_parts(seg.mesh, seg.face_part, seg.labels, completion)  # type: ignore[arg-type]
+    meshes = complete_parts(seg.mesh, seg.face_part, seg.labels, completion)
     t2 = time.perf_counter()
     parts = [Part(n, m, label=label) for n, m, label in zip(part_names(seg.labels), meshes, seg.labels, strict=True)]
     meta = {"parts": {"labels": seg.labels, "scores": seg.scores, "faces": [int((seg.face_part == k).sum())

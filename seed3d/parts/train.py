@@ -33,7 +33,7 @@ from seed3d.typed import PathType
 log = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[float, str], None]
-_FIELDS = ("surface_points", "surface_normals", "surface_part", "surface_label", "num_parts", "category",
+_FIELDS = ("surface_points", "surface_normals", "surface_part", "surface_label", "category",
            "sharp_points", "sharp_normals", "sharp_part", "sharp_label", "sharp_on_edge")
 
 
