@@ -134,15 +134,28 @@ def cmd_data_build(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_train_part_seg(args: argparse.Namespace) -> int:
-    """Train (or resume) the point-prompted part segmenter on a built data set's train split."""
-    from seed3d.parts.train import PartSegTrainConfig, train_part_segmenter
+#: ``seed3d train NAME``: (module, config class, train function, what it trains).
+TRAINERS: dict[str, tuple[str, str, str, str]] = {
+    "part-seg": ("seed3d.parts.train", "PartSegTrainConfig", "train_part_segmenter",
+                 "Train (or resume) the point-prompted part segmenter on a built data set's train split."),
+    "geometry-vae": ("seed3d.geometry.train", "VAETrainConfig", "train_vae",
+                     "Train (or resume) the locality-aware shape VAE on a built data set's train split."),
+}
 
-    config = PartSegTrainConfig(steps=args.steps, batch=args.batch, lr=args.lr, seed=args.seed,
-                                max_minutes=args.max_minutes, device=args.device, init_from=args.init_from)
-    update, close = _progress_bar("part-seg")
+
+def cmd_train(args: argparse.Namespace) -> int:
+    """Train (or resume) the model ``args.train_command`` with the shared options."""
+    import importlib
+
+    module, config_name, fn_name, _ = TRAINERS[args.train_command]
+    mod = importlib.import_module(module)
+    defaults = getattr(mod, config_name)()
+    config = getattr(mod, config_name)(
+        steps=args.steps or defaults.steps, batch=args.batch or defaults.batch, lr=args.lr or defaults.lr,
+        seed=args.seed, max_minutes=args.max_minutes, device=args.device, init_from=args.init_from)
+    update, close = _progress_bar(args.train_command)
     try:
-        final = train_part_segmenter(args.data, args.out, config, progress=update)
+        final = getattr(mod, fn_name)(args.data, args.out or f"runs/{args.train_command}", config, progress=update)
     finally:
         close()
     print(f"model {final}")
@@ -320,18 +333,19 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Train a model on a built data set; a run resumes from OUT's checkpoint.")
     sub_train = p.add_subparsers(dest="train_command", metavar="MODEL")
     p.set_defaults(func=lambda _args, _p=p: _p.print_help() or 2)
-    t = sub_train.add_parser("part-seg", help=cmd_train_part_seg.__doc__, description=cmd_train_part_seg.__doc__)
-    t.add_argument("--data", default="data/synth", metavar="DIR", help="built data set (default data/synth)")
-    t.add_argument("--out", default="runs/part-seg", metavar="DIR",
-                   help="run folder: checkpoint.pt, log.jsonl, model/ (default runs/part-seg)")
-    t.add_argument("--steps", type=_positive, default=2000, help="optimiser steps (default 2000)")
-    t.add_argument("--batch", type=_positive, default=8, help="shapes per step (default 8)")
-    t.add_argument("--lr", type=float, default=1e-3, help="peak learning rate (default 1e-3)")
-    t.add_argument("--seed", type=_non_negative, default=0, help="seed of initialisation and batches")
-    t.add_argument("--max-minutes", type=float, help="stop and save after this much wall time")
-    t.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="device (default cpu)")
-    t.add_argument("--init-from", metavar="DIR", help="start a fresh run from a saved segmenter's weights")
-    t.set_defaults(func=cmd_train_part_seg)
+    for name, (_, _, _, about) in TRAINERS.items():
+        t = sub_train.add_parser(name, help=about, description=about)
+        t.add_argument("--data", default="data/synth", metavar="DIR", help="built data set (default data/synth)")
+        t.add_argument("--out", metavar="DIR",
+                       help=f"run folder: checkpoint.pt, log.jsonl, model/ (default runs/{name})")
+        t.add_argument("--steps", type=_positive, help="optimiser steps (default: the model's training config)")
+        t.add_argument("--batch", type=_positive, help="shapes per step (default: the model's training config)")
+        t.add_argument("--lr", type=float, help="peak learning rate (default: the model's training config)")
+        t.add_argument("--seed", type=_non_negative, default=0, help="seed of initialisation and batches")
+        t.add_argument("--max-minutes", type=float, help="stop and save after this much wall time")
+        t.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="device (default cpu)")
+        t.add_argument("--init-from", metavar="DIR", help="start a fresh run from a saved model's weights")
+        t.set_defaults(func=cmd_train)
     return parser
 
 

@@ -33,11 +33,7 @@ def unit(v: FloatArray) -> FloatArray:
 
 def face_areas_normals(mesh: Mesh) -> tuple[FloatArray, FloatArray]:
     """Per-face area (F,) and unit normal (F, 3) of a triangle mesh."""
-    tri = mesh.vertices[mesh.faces]
-    cross = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
-    norm = np.linalg.norm(cross, axis=1)
-    normals = np.divide(cross, norm[:, None], out=np.zeros_like(cross), where=norm[:, None] > 1e-300)
-    return 0.5 * norm, normals
+    return mesh.face_areas_normals()
 
 
 @dataclass
@@ -59,20 +55,12 @@ class Samples:
 
 def sample_surface(mesh: Mesh, count: int, seed: int, faces: IntArray | None = None) -> Samples:
     """``count`` points spread over the surface (or over ``faces`` only) in proportion to area (seeded)."""
-    areas, normals = face_areas_normals(mesh)
-    pool = np.arange(len(areas)) if faces is None else np.asarray(faces, np.int64)
-    sub = areas[pool]
-    total = float(sub.sum())
+    areas = mesh.face_areas_normals()[0]
+    total = float(areas.sum() if faces is None else areas[np.asarray(faces, np.int64)].sum())
     if total <= 0 or count <= 0:
         return Samples(np.zeros((0, 3)), np.zeros((0, 3)), 0.0, np.zeros(0, np.int64))
-    rng = np.random.default_rng(seed)
-    face = pool[rng.choice(len(pool), size=count, p=sub / total)]
-    r1, r2 = rng.random(count), rng.random(count)
-    s = np.sqrt(r1)
-    w = np.stack([1 - s, s * (1 - r2), s * r2], axis=1)
-    tri = mesh.vertices[mesh.faces[face]]
-    points = np.einsum("ij,ijk->ik", w, tri)
-    return Samples(points, normals[face], total / count, face)
+    points, normals, face = mesh.sample_surface(count, seed, faces)
+    return Samples(points, normals, total / count, face)
 
 
 class DistanceField:

@@ -88,48 +88,6 @@ def normalisation(points: np.ndarray) -> tuple[np.ndarray, float]:
     return (lo + hi) / 2, EXTENT / half
 
 
-def sample_surface(mesh: Mesh, count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """``count`` points uniform by area on ``mesh`` and their face normals (seeded)."""
-    v, f = mesh.vertices, mesh.faces
-    cross = np.cross(v[f[:, 1]] - v[f[:, 0]], v[f[:, 2]] - v[f[:, 0]])
-    area = np.linalg.norm(cross, axis=1)
-    if not len(f) or area.sum() <= 0:
-        raise InvalidInputError("the mesh has no surface area to segment")
-    rng = np.random.default_rng(seed)
-    face = rng.choice(len(f), count, p=area / area.sum())
-    r = rng.random((count, 2))
-    flip = r.sum(1) > 1
-    r[flip] = 1 - r[flip]
-    a = v[f[face, 0]]
-    pts = a + r[:, :1] * (v[f[face, 1]] - a) + r[:, 1:] * (v[f[face, 2]] - a)
-    nrm = cross[face] / np.maximum(area[face], 1e-20)[:, None]
-    return pts, nrm
-
-
-def sample_edges(tm: object, count: int, seed: int, angle_deg: float = 30.0
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``count`` points uniform by length on the sharp edges of a ``trimesh.Trimesh`` (dihedral above
-    ``angle_deg``), the mean normal of the two faces at each, and whether it is on an edge (a mesh without sharp
-    edges gives surface points flagged False, as the training data does)."""
-    angles = np.asarray(tm.face_adjacency_angles)  # type: ignore[attr-defined]
-    sharp = angles > np.radians(angle_deg)
-    edges = np.asarray(tm.face_adjacency_edges)[sharp]  # type: ignore[attr-defined]
-    pairs = np.asarray(tm.face_adjacency)[sharp]  # type: ignore[attr-defined]
-    v = np.asarray(tm.vertices)  # type: ignore[attr-defined]
-    rng = np.random.default_rng([seed, 1])
-    if not len(edges):
-        pts, nrm = sample_surface(Mesh(v, np.asarray(tm.faces)), count, seed + 1)  # type: ignore[attr-defined]
-        return pts, nrm, np.zeros(count, bool)
-    length = np.linalg.norm(v[edges[:, 1]] - v[edges[:, 0]], axis=1)
-    pick = rng.choice(len(edges), count, p=length / length.sum())
-    t = rng.random(count)[:, None]
-    pts = v[edges[pick, 0]] * (1 - t) + v[edges[pick, 1]] * t
-    fn = np.asarray(tm.face_normals)  # type: ignore[attr-defined]
-    nrm = fn[pairs[pick, 0]] + fn[pairs[pick, 1]]
-    nrm /= np.maximum(np.linalg.norm(nrm, axis=1, keepdims=True), 1e-12)
-    return pts, nrm, np.ones(count, bool)
-
-
 class Segmenter:
     """A trained ``PartSegmenter`` with automatic segmentation of point sets and meshes."""
 
@@ -248,11 +206,11 @@ class Segmenter:
                                                         max_iter=12)
         tm = trimesh.Trimesh(verts, faces, process=True)
         shell = Mesh(np.asarray(tm.vertices), np.asarray(tm.faces))
-        points, normals = sample_surface(shell, self.model.config.num_points * 4, cfg.seed)
+        points, normals, _ = shell.sample_surface(self.model.config.num_points * 4, cfg.seed)
         offset, scale = normalisation(shell.vertices)
         edges = None
         if self.model.config.edge_points:
-            e_pts, e_nrm, e_on = sample_edges(tm, self.model.config.edge_points * 4, cfg.seed)
+            e_pts, e_nrm, e_on = shell.sample_sharp_edges(self.model.config.edge_points * 4, cfg.seed)
             edges = ((e_pts - offset) * scale, e_nrm, e_on)
         feat, q, pxyz, labels, scores = self._prompted((points - offset) * scale, normals, num_parts, edges)
         centres = (np.asarray(tm.triangles_center) - offset) * scale

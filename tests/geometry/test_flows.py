@@ -1,0 +1,258 @@
+"""Stage-1 (coarse) and stage-2 (detail) geometry flows, and the coarse-surface voxel support."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from seed3d.asset import Mesh
+from seed3d.errors import InvalidInputError
+from seed3d.geometry.coarse import CoarseFlow, CoarseFlowConfig
+from seed3d.geometry.detail import DetailFlow, DetailFlowConfig, batch_supports, coarse_support, refine
+from seed3d.nn.flow import FlowSampler, flow_loss, interpolate
+
+TINY = {"latent_dim": 4, "width": 32, "depth": 2, "heads": 2, "cond_dim": 8, "pos_freqs": 3,
+        "num_null_tokens": 2, "time_freq_dim": 16}
+
+
+def _randomise(module: torch.nn.Module, seed: int = 0, std: float = 0.15) -> None:
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for p in module.parameters():
+            p.copy_(torch.randn(p.shape, generator=g) * std)
+
+
+def _coarse(randomise: bool = True) -> CoarseFlow:
+    model = CoarseFlow(CoarseFlowConfig(num_tokens=12, **TINY)).eval()
+    if randomise:
+        _randomise(model)
+    return model
+
+
+def _batch(b: int = 2, m: int = 10, seed: int = 1) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(b, m, 7, generator=g), torch.rand(b, generator=g), torch.randn(b, 3, 8, generator=g)
+
+
+def test_coarse_forward_shape_and_zero_init() -> None:
+    x, t, cond = _batch()
+    fresh = _coarse(randomise=False)
+    assert torch.equal(fresh(x, t, cond), torch.zeros(2, 10, 7))
+    model = _coarse()
+    v = model(x, t, cond, torch.tensor([[True, True, False], [True, False, False]]))
+    assert v.shape == (2, 10, 7) and v.abs().sum() > 0
+    with pytest.raises(InvalidInputError):
+        model(x[..., :6], t, cond)
+    with pytest.raises(InvalidInputError):
+        model(x, t, cond[..., :5])
+
+
+def test_coarse_padding_tokens_do_not_change_real_tokens() -> None:
+    model = _coarse()
+    x, t, cond = _batch()
+    key_mask = torch.ones(2, 10, dtype=torch.bool)
+    key_mask[1, 6:] = False
+    ref = model(x, t, cond, key_mask=key_mask)
+    x2 = x.clone()
+    x2[1, 6:] = 9.0
+    out = model(x2, t, cond, key_mask=key_mask)
+    assert torch.allclose(out[1, :6], ref[1, :6], atol=1e-5) and torch.equal(out[0], ref[0])
+    assert torch.equal(out[1, 6:], torch.zeros(4, 7))
+    # the first 6 tokens alone give the same velocities as with padding
+    alone = model(x[1:, :6], t[1:], cond[1:])
+    assert torch.allclose(alone[0], ref[1, :6], atol=1e-5)
+
+
+def test_coarse_is_permutation_equivariant() -> None:
+    model = _coarse()
+    x, t, cond = _batch()
+    perm = torch.randperm(10, generator=torch.Generator().manual_seed(0))
+    assert torch.allclose(model(x[:, perm], t, cond), model(x, t, cond)[:, perm], atol=1e-5)
+
+
+def test_coarse_pack_unpack_and_condition_dropout() -> None:
+    model = _coarse()
+    anchors, feats = torch.rand(2, 5, 3) * 2 - 1, torch.randn(2, 5, 4)
+    x = model.pack(anchors, feats)
+    assert x.shape == (2, 5, 7) and torch.allclose(x[..., :3], anchors * model.config.anchor_scale)
+    a2, f2 = model.unpack(x)
+    assert torch.allclose(a2, anchors) and torch.equal(f2, feats)
+    cond, mask = model.drop_condition(torch.randn(2, 3, 8), None, 1.0)
+    null, null_mask = model.null_condition(2, 3)
+    assert torch.equal(cond, null) and torch.equal(mask, null_mask)
+    with pytest.raises(InvalidInputError):
+        model.pack(anchors, feats[..., :3])
+
+
+def test_coarse_save_and_load(tmp_path: Path) -> None:
+    model = _coarse()
+    x, t, cond = _batch()
+    model.save_pretrained(tmp_path / "coarse")
+    loaded = CoarseFlow.from_pretrained(tmp_path / "coarse")
+    assert loaded.config == model.config
+    assert torch.equal(loaded(x, t, cond), model(x, t, cond))
+
+
+def test_coarse_generate_is_deterministic() -> None:
+    model = _coarse()
+    cond = torch.randn(2, 3, 8)
+    seen: list[float] = []
+    a = model.generate(cond, num_tokens=9, steps=3, guidance=2.0, generator=torch.Generator().manual_seed(0),
+                       callback=seen.append)
+    b = model.generate(cond, num_tokens=9, steps=3, guidance=2.0, generator=torch.Generator().manual_seed(0))
+    anchors, feats = a
+    assert anchors.shape == (2, 9, 3) and feats.shape == (2, 9, 4)
+    assert bool((anchors.abs() <= 1).all()) and torch.equal(anchors, b[0]) and torch.equal(feats, b[1])
+    assert seen[-1] == 1.0 and len(seen) == 3
+    default = model.generate(cond, sampler=FlowSampler(num_steps=2), generator=torch.Generator().manual_seed(0))
+    assert default[0].shape == (2, 12, 3)
+
+
+def _detail_from(coarse: CoarseFlow, **overrides: object) -> DetailFlow:
+    cfg = DetailFlowConfig(**{**TINY, **overrides})  # type: ignore[arg-type]
+    return DetailFlow.from_coarse(coarse, cfg).eval()
+
+
+def test_detail_forward_shapes_and_masks() -> None:
+    model = DetailFlow(DetailFlowConfig(**TINY)).eval()
+    _randomise(model)
+    g = torch.Generator().manual_seed(0)
+    feats, pos, cond = torch.randn(2, 8, 4, generator=g), torch.rand(2, 8, 3, generator=g) * 2 - 1, torch.randn(2, 3, 8)
+    t = torch.rand(2, generator=g)
+    key_mask = torch.ones(2, 8, dtype=torch.bool)
+    key_mask[0, 5:] = False
+    ref = model(feats, t, cond, positions=pos, key_mask=key_mask)
+    assert ref.shape == (2, 8, 4) and torch.equal(ref[0, 5:], torch.zeros(3, 4))
+    feats2, pos2 = feats.clone(), pos.clone()
+    feats2[0, 5:], pos2[0, 5:] = 4.0, 0.3
+    out = model(feats2, t, cond, positions=pos2, key_mask=key_mask)
+    assert torch.allclose(out[0, :5], ref[0, :5], atol=1e-5)
+    # positions matter: moving a token changes its velocity
+    pos3 = pos.clone()
+    pos3[1, 0] += 0.2
+    assert not torch.allclose(model(feats, t, cond, positions=pos3)[1, 0], model(feats, t, cond, positions=pos)[1, 0])
+    with pytest.raises(InvalidInputError):
+        model(feats, t, cond, positions=pos[:, :4])
+
+
+@pytest.mark.parametrize("pos_freqs", [3, 5])
+def test_from_coarse_copies_weights(pos_freqs: int) -> None:
+    coarse = _coarse()
+    detail = _detail_from(coarse, pos_freqs=pos_freqs)
+    for k, v in coarse.trunk.state_dict().items():
+        assert torch.equal(detail.trunk.state_dict()[k], v)
+    g = torch.Generator().manual_seed(3)
+    pos, feats = torch.rand(2, 9, 3, generator=g) * 2 - 1, torch.randn(2, 9, 4, generator=g)
+    t, cond = torch.rand(2, generator=g), torch.randn(2, 3, 8, generator=g)
+    # at clean positions stage 2 starts exactly where stage 1 is
+    want = coarse(coarse.pack(pos, feats), t, cond)[..., 3:]
+    assert torch.allclose(detail(feats, t, cond, positions=pos), want, atol=1e-5)
+    assert DetailFlow.from_coarse(coarse).config.pos_freqs == coarse.config.pos_freqs
+    with pytest.raises(InvalidInputError, match="width"):
+        DetailFlow.from_coarse(coarse, DetailFlowConfig(**{**TINY, "width": 16}))
+
+
+def test_detail_save_and_load(tmp_path: Path) -> None:
+    detail = _detail_from(_coarse())
+    detail.save_pretrained(tmp_path / "detail")
+    loaded = DetailFlow.from_pretrained(tmp_path / "detail")
+    pos, feats, cond = torch.rand(1, 6, 3), torch.randn(1, 6, 4), torch.randn(1, 2, 8)
+    t = torch.tensor([0.3])
+    assert loaded.config == detail.config
+    assert torch.equal(loaded(feats, t, cond, positions=pos), detail(feats, t, cond, positions=pos))
+
+
+def test_refine_starts_from_partly_noised_coarse_latent() -> None:
+    g = torch.Generator().manual_seed(0)
+    pos, feats, cond = torch.rand(2, 6, 3, generator=g), torch.randn(2, 6, 4, generator=g), torch.randn(2, 3, 8)
+    fresh = DetailFlow(DetailFlowConfig(**TINY))  # zero velocity: the output is the partly noised start
+    out = refine(fresh, pos, feats, cond, t_start=0.1, steps=3, generator=torch.Generator().manual_seed(1))
+    noise = torch.randn(2, 6, 4, generator=torch.Generator().manual_seed(1))
+    assert torch.allclose(out, 0.9 * feats + 0.1 * noise, atol=1e-6)
+    detail = _detail_from(_coarse())
+    key_mask = torch.ones(2, 6, dtype=torch.bool)
+    key_mask[1, 4:] = False
+    a = refine(detail, pos, feats, cond, key_mask=key_mask, steps=3, guidance=2.0,
+               generator=torch.Generator().manual_seed(2))
+    b = refine(detail, pos, feats, cond, key_mask=key_mask, steps=3, guidance=2.0,
+               generator=torch.Generator().manual_seed(2))
+    assert torch.equal(a, b) and torch.equal(a[1, 4:], torch.zeros(2, 4))
+    single = refine(detail, pos[0].numpy(), feats[0], cond[0], steps=2, generator=torch.Generator().manual_seed(2))
+    assert single.shape == (6, 4)
+    with pytest.raises(InvalidInputError):
+        refine(detail, pos[:, :5], feats, cond)
+
+
+def test_coarse_flow_overfits_one_latent_set() -> None:
+    torch.manual_seed(0)
+    model = CoarseFlow(CoarseFlowConfig(num_tokens=8, **TINY))
+    g = torch.Generator().manual_seed(0)
+    x0 = model.pack(torch.rand(1, 8, 3, generator=g) * 2 - 1, torch.randn(1, 8, 4, generator=g)).expand(8, -1, -1)
+    cond = torch.randn(1, 2, 8, generator=g).expand(8, -1, -1)
+    eval_noise, eval_t = torch.randn(8, 8, 7, generator=g), torch.linspace(0.05, 0.95, 8)
+
+    def eval_loss() -> float:
+        with torch.no_grad():
+            return flow_loss(model(interpolate(x0, eval_noise, eval_t), eval_t, cond), x0, eval_noise).item()
+
+    before = eval_loss()
+    opt = torch.optim.Adam(model.parameters(), lr=3e-3)
+    for _ in range(80):
+        noise, t = torch.randn(8, 8, 7, generator=g), torch.rand(8, generator=g)
+        loss = flow_loss(model(interpolate(x0, noise, t), t, cond), x0, noise)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    assert eval_loss() < 0.75 * before
+
+
+def _sphere_points(radius: float = 0.6, n: int = 20000) -> np.ndarray:
+    p = np.random.default_rng(0).normal(size=(n, 3))
+    return radius * p / np.linalg.norm(p, axis=1, keepdims=True)
+
+
+def test_coarse_support_is_a_dilated_shell() -> None:
+    pts = _sphere_points()
+    voxel = 2.0 / 32
+    shell = coarse_support(pts, resolution=32, dilation=0, max_tokens=100_000)
+    r = np.linalg.norm(shell, axis=1)
+    assert shell.dtype == np.float32 and shell.shape[1] == 3
+    assert np.all(np.abs(r - 0.6) <= np.sqrt(3) / 2 * voxel + 1e-6)  # every voxel touches the sphere
+    assert np.allclose((shell + 1) / voxel % 1, 0.5, atol=1e-4)  # voxel centres
+    thick = coarse_support(pts, resolution=32, dilation=1, max_tokens=100_000)
+    assert len(thick) > 2 * len(shell)
+    assert {tuple(p) for p in shell.tolist()} <= {tuple(p) for p in thick.tolist()}
+    assert np.all(np.abs(np.linalg.norm(thick, axis=1) - 0.6) <= np.sqrt(3) * 1.5 * voxel)
+    assert np.linalg.norm(thick, axis=1).min() > 0.3  # a shell, not a filled ball
+    capped = coarse_support(pts, resolution=32, dilation=1, max_tokens=300)
+    assert capped.shape == (300, 3)
+    assert np.array_equal(capped, coarse_support(pts, resolution=32, dilation=1, max_tokens=300))
+    assert {tuple(p) for p in capped.tolist()} <= {tuple(p) for p in thick.tolist()}
+    # farthest-point thinning keeps the whole shell covered
+    gaps = np.linalg.norm(thick[:, None] - capped[None], axis=-1).min(axis=1)
+    assert gaps.max() < 0.25
+
+
+def test_coarse_support_from_mesh_and_errors() -> None:
+    import trimesh
+
+    mesh = Mesh.from_trimesh(trimesh.creation.icosphere(subdivisions=2, radius=0.6))
+    support = coarse_support(mesh, resolution=16, dilation=0, max_tokens=10_000)
+    r = np.linalg.norm(support, axis=1)
+    assert len(support) > 100 and np.all(np.abs(r - 0.6) <= np.sqrt(3) / 16 + 0.02)
+    assert np.array_equal(support, coarse_support(mesh, resolution=16, dilation=0, max_tokens=10_000))
+    with pytest.raises(InvalidInputError, match="normalised cube"):
+        coarse_support(_sphere_points(1.5))
+    with pytest.raises(InvalidInputError):
+        coarse_support(np.zeros((0, 3)))
+    with pytest.raises(InvalidInputError):
+        coarse_support(_sphere_points(), dilation=-1)
+
+
+def test_batch_supports_pads_with_a_mask() -> None:
+    positions, mask = batch_supports([np.zeros((3, 3)), torch.ones(5, 3)])
+    assert positions.shape == (2, 5, 3) and mask.tolist() == [[True] * 3 + [False] * 2, [True] * 5]
+    assert torch.equal(positions[1], torch.ones(5, 3)) and torch.equal(positions[0, 3:], torch.zeros(2, 3))

@@ -1,0 +1,239 @@
+"""Post-processing: one closed outward shell, decimation that stays closed, real-world size and the asset frame."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import trimesh
+
+from seed3d.asset import Mesh
+from seed3d.errors import InvalidInputError
+from seed3d.geometry import postprocess as pp
+from seed3d.geometry.extract import extract_surface
+from seed3d.geometry.postprocess import (
+    DEFAULT_LONGEST_M,
+    RealWorldSize,
+    RepairError,
+    asset_frame_matrix,
+    category_size,
+    clean_shell,
+    parse_size_text,
+    real_world_size,
+    to_asset_frame,
+)
+
+
+def _closed(mesh: Mesh) -> trimesh.Trimesh:
+    tm = mesh.to_trimesh()
+    assert tm.is_watertight and tm.is_winding_consistent
+    return tm
+
+
+def _sphere(radius: float = 0.6, subdivisions: int = 3, centre: tuple[float, ...] = (0, 0, 0)) -> Mesh:
+    s = trimesh.creation.icosphere(subdivisions=subdivisions, radius=radius)
+    return Mesh(s.vertices + np.asarray(centre), s.faces)
+
+
+def _torus(p: np.ndarray) -> np.ndarray:
+    q = np.stack([np.hypot(p[:, 0], p[:, 1]) - 0.55, p[:, 2]], 1)
+    return np.linalg.norm(q, axis=1) - 0.2
+
+
+# --------------------------------------------------------------------------------------------- clean_shell
+
+
+def test_noisy_mesh_becomes_one_closed_shell() -> None:
+    rng = np.random.default_rng(0)
+    body = _sphere(subdivisions=3)
+    verts = body.vertices + rng.normal(scale=0.004, size=body.vertices.shape)
+    faces = body.faces[~(body.faces == 0).any(axis=1)]  # a hole around vertex 0
+    floater = _sphere(0.04, 1, (0.9, 0, 0))
+    faces = np.concatenate([faces, floater.faces + len(verts)])
+    verts = np.concatenate([verts, floater.vertices, [[1.0, 1.0, 1.0]]])
+    fin = [[faces[10, 0], faces[10, 1], len(verts) - 1]]  # a third face on an edge: non-manifold
+    faces = np.concatenate([faces, fin, faces[20:21], faces[30:31, ::-1], [[5, 5, 6]]])  # doubled, opposed, null
+    soup = Mesh(verts[faces].reshape(-1, 3), np.arange(3 * len(faces)).reshape(-1, 3))  # unwelded
+    soup.vertices[1::2] += 1e-10  # and not bit-identical where triangles meet
+
+    out = clean_shell(soup)
+    tm = _closed(out)
+    assert tm.body_count == 1
+    assert tm.volume == pytest.approx(4 / 3 * np.pi * 0.6**3, rel=0.03)
+    assert not pp._has_nonmanifold_vertices(out)
+
+
+def test_inward_mesh_is_flipped_and_cavity_kept() -> None:
+    inward = _sphere()
+    inward = Mesh(inward.vertices, inward.faces[:, ::-1])
+    assert _closed(clean_shell(inward)).volume > 0
+
+    hollow = extract_surface(lambda p: np.maximum(np.linalg.norm(p, axis=1) - 0.6, 0.5 - np.linalg.norm(p, axis=1)),
+                             resolution=32, coarse=16)
+    for mesh in (hollow, Mesh(hollow.vertices, hollow.faces[:, ::-1])):
+        tm = _closed(clean_shell(mesh))
+        assert tm.body_count == 2
+        assert tm.volume == pytest.approx(4 / 3 * np.pi * (0.6**3 - 0.5**3), rel=0.05)  # inner shell faces inward
+
+
+def test_substantial_components_kept_floaters_dropped() -> None:
+    a = trimesh.creation.box((0.4, 0.4, 0.4))
+    b = trimesh.creation.box((0.3, 0.3, 0.3))
+    b.apply_translation((1, 0, 0))
+    c = trimesh.creation.box((0.01, 0.01, 0.01))
+    c.apply_translation((0, 1, 0))
+    mesh = Mesh.from_trimesh(trimesh.util.concatenate([a, b, c]))
+    tm = _closed(clean_shell(mesh))
+    assert tm.body_count == 2
+    assert tm.volume == pytest.approx(0.4**3 + 0.3**3)
+    assert _closed(clean_shell(mesh, min_component_fraction=0.0)).body_count == 3
+
+
+@pytest.mark.parametrize(("field", "target", "euler"), [
+    (lambda p: np.linalg.norm(p, axis=1) - 0.7, 2000, 2),
+    (_torus, 1500, 0),
+])
+def test_decimation_hits_target_and_stays_closed(field, target: int, euler: int) -> None:  # type: ignore[no-untyped-def]
+    mesh = extract_surface(field, resolution=64, coarse=16)
+    before = mesh.to_trimesh().volume
+    out = clean_shell(mesh, target_faces=target)
+    tm = _closed(out)
+    assert abs(len(out.faces) - target) <= 0.1 * target
+    assert tm.euler_number == euler  # topology kept
+    assert tm.volume == pytest.approx(before, rel=0.02)
+
+
+def test_decimation_that_opens_the_mesh_is_retried(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = pp._decimate
+    targets: list[int] = []
+
+    def flaky(mesh: Mesh, target: int) -> Mesh | None:
+        targets.append(target)
+        return None if len(targets) == 1 else real(mesh, target)
+
+    monkeypatch.setattr(pp, "_decimate", flaky)
+    out = clean_shell(_sphere(subdivisions=3), target_faces=400)
+    _closed(out)
+    assert targets == [400, 600] and len(out.faces) <= 660
+
+
+def test_target_above_face_count_keeps_mesh() -> None:
+    mesh = _sphere(subdivisions=2)
+    out = clean_shell(mesh, target_faces=10_000)
+    assert len(out.faces) == len(mesh.faces)
+
+
+def test_clean_shell_errors() -> None:
+    with pytest.raises(InvalidInputError):
+        clean_shell(Mesh(np.zeros((0, 3)), np.zeros((0, 3), np.int64)))
+    with pytest.raises(InvalidInputError):
+        clean_shell(_sphere(subdivisions=1), target_faces=2)
+    with pytest.raises(InvalidInputError):
+        clean_shell(_sphere(subdivisions=1), min_component_fraction=1.5)
+    flat = Mesh([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]], [[0, 1, 2], [0, 2, 3]])
+    with pytest.raises(RepairError):
+        clean_shell(flat)
+
+
+# --------------------------------------------------------------------------------------------- size
+
+
+@pytest.mark.parametrize(("text", "dims"), [
+    ("a 50 cm tall lamp", {"height": 0.5}),
+    ("a table 1.2 m wide", {"width": 1.2}),
+    ("a 30-inch suitcase", {"longest": 0.762}),
+    ("30 inch suitcase", {"longest": 0.762}),
+    ("a toolbox 2 ft long", {"length": 0.6096}),
+    ("a stool two feet high", {"height": 0.6096}),
+    ("a mug, 12cm in height", {"height": 0.12}),
+    ("Height: 0.8m", {"height": 0.8}),
+    ("a vase with a height of 450 mm", {"height": 0.45}),
+    ("a 5'6\" tall door", {"height": 1.6764}),
+    ("a bowl 40 cm in diameter", {"length": 0.4}),
+    ("about 90 cm high and 45 cm wide", {"height": 0.9, "width": 0.45}),
+    ("measuring 60 × 40 × 80 cm (width × depth × height)", {"width": 0.6, "depth": 0.4, "height": 0.8}),
+    ("a 120x60x75cm desk", {"width": 1.2, "depth": 0.6, "height": 0.75}),
+    ("box, 40 x 30 x 20 cm (H x W x D)", {"height": 0.4, "width": 0.3, "depth": 0.2}),
+    ("80 cm tall with a 60 cm by 40 cm footprint", {"height": 0.8, "width": 0.6, "depth": 0.4}),
+    ("30 in. wide", {"width": 0.762}),
+])
+def test_size_phrasings(text: str, dims: dict[str, float]) -> None:
+    got = parse_size_text(text)
+    assert got.keys() == dims.keys()
+    for k, v in dims.items():
+        assert got[k] == pytest.approx(v)
+    size = real_world_size(text, "lamp")
+    assert size.source == "text" and size.dims == got  # a stated size beats the category prior
+
+
+@pytest.mark.parametrize("text", ["three in a row", "a wooden chair", "4000 m tall", "", "size: large-ish"])
+def test_no_measurement_parsed(text: str) -> None:
+    assert parse_size_text(text) == {}
+
+
+def test_category_prior_and_modifiers() -> None:
+    base = real_world_size(None, "wardrobe")
+    assert base.source == "category" and set(base.dims) == {"depth", "width", "height"}
+    assert 1.7 <= base.dims["height"] <= 2.35  # inside the synth range
+    small = real_world_size("a small wardrobe", "wardrobe").dims
+    huge = real_world_size("a huge wardrobe", "wardrobe").dims
+    tiny = real_world_size("a tiny wardrobe", "wardrobe").dims
+    assert tiny["height"] < small["height"] < base.dims["height"] < huge["height"]
+    assert category_size("wardrobe") == base.dims
+    assert category_size("not_a_category") is None
+
+
+def test_category_from_text_and_fallbacks(caplog: pytest.LogCaptureFixture) -> None:
+    assert real_world_size("a red mug with a handle").note == "mug"  # noun found in the text
+    assert real_world_size("it is tall", "fridge").note == "refrigerator"  # category given as a noun
+    unknown = real_world_size("a thing", "spaceship")
+    assert unknown.source == "default" and unknown.dims == {"longest": DEFAULT_LONGEST_M}
+    assert real_world_size("a tiny thing").dims["longest"] < DEFAULT_LONGEST_M
+    assert real_world_size("a vase 4000 m tall").source == "category"  # implausible size ignored
+    with pytest.raises(InvalidInputError):
+        real_world_size(42)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError):
+        RealWorldSize({"height": -1.0})
+    with pytest.raises(InvalidInputError):
+        RealWorldSize({"girth": 1.0})
+
+
+# --------------------------------------------------------------------------------------------- asset frame
+
+
+def _normalised_box() -> Mesh:
+    box = trimesh.creation.box((0.6, 1.8, 0.9))  # depth x, width y, height z in the normalised frame
+    box.apply_translation((0.05, -0.02, 0.1))
+    return Mesh.from_trimesh(box)
+
+
+def test_asset_frame_rests_on_floor_centred_with_height() -> None:
+    out = to_asset_frame(_normalised_box(), real_world_size("50 cm tall"))
+    lo, hi = out.bounds
+    assert lo[2] == 0.0
+    np.testing.assert_allclose((lo[:2] + hi[:2]) / 2, 0.0, atol=1e-12)
+    assert hi[2] - lo[2] == pytest.approx(0.5)
+    np.testing.assert_allclose(hi - lo, np.array([0.6, 1.8, 0.9]) * 0.5 / 0.9)  # uniform scale
+    assert _closed(out).volume > 0  # winding kept
+
+
+def test_asset_frame_other_dimensions() -> None:
+    mesh = _normalised_box()
+    width = to_asset_frame(mesh, RealWorldSize({"width": 1.2}))
+    assert np.ptp(width.vertices[:, 1]) == pytest.approx(1.2)
+    longest = to_asset_frame(mesh, 0.9)
+    assert np.ptp(longest.vertices, axis=0).max() == pytest.approx(0.9)
+    default = to_asset_frame(mesh)
+    assert np.ptp(default.vertices, axis=0).max() == pytest.approx(DEFAULT_LONGEST_M)
+    fit = to_asset_frame(mesh, RealWorldSize({"depth": 0.3, "width": 0.9, "height": 1.8}))  # ratios 0.5, 0.5, 2
+    assert np.ptp(fit.vertices, axis=0) == pytest.approx(np.array([0.6, 1.8, 0.9]) * (0.5 * 0.5 * 2) ** (1 / 3))
+
+
+def test_asset_frame_matrix_matches_and_keeps_uv() -> None:
+    mesh = _normalised_box()
+    mesh.uv = np.random.default_rng(0).random((len(mesh.vertices), 2))
+    mat = asset_frame_matrix(mesh, 0.7)
+    out = to_asset_frame(mesh, 0.7)
+    np.testing.assert_allclose(out.vertices, mesh.vertices @ mat[:3, :3].T + mat[:3, 3], atol=1e-12)
+    assert out.uv is not None and np.array_equal(out.uv, mesh.uv)
+    with pytest.raises(InvalidInputError):
+        to_asset_frame(Mesh(np.zeros((0, 3)), np.zeros((0, 3), np.int64)), 1.0)

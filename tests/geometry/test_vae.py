@@ -1,0 +1,151 @@
+"""The locality-aware shape VAE: anchors, locality of encoding and decoding, save/load, training and resume."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from seed3d.errors import InvalidInputError
+from seed3d.geometry.train import VAETrainConfig, load_geometry, make_batch, train_vae
+from seed3d.geometry.vae import ShapeLatent, ShapeVAE, ShapeVAEConfig, surface_complexity
+from seed3d.synth.dataset import DatasetConfig, build_split
+
+TINY = ShapeVAEConfig(num_tokens=16, token_choices=(8, 16), surface_points=96, sharp_points=32, anchor_pool=64,
+                      complexity_k=8, width=32, heads=2, encoder_depth=1, latent_dim=8, decoder_depth=1, route_k=4)
+
+
+def _cube_points(n: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Points and normals on the faces of the cube [-0.5, 0.5]^3; sharp flags near its edges."""
+    rng = np.random.default_rng(seed)
+    axis = rng.integers(0, 3, n)
+    sign = rng.choice([-1.0, 1.0], n)
+    p = rng.uniform(-0.5, 0.5, (n, 3))
+    p[np.arange(n), axis] = 0.5 * sign
+    nrm = np.zeros((n, 3))
+    nrm[np.arange(n), axis] = sign
+    sharp = (np.sort(np.abs(p), axis=1)[:, 1] > 0.45)
+    return (torch.tensor(p, dtype=torch.float32)[None], torch.tensor(nrm, dtype=torch.float32)[None],
+            torch.tensor(sharp)[None])
+
+
+def test_complexity_is_high_on_edges_and_anchors_crowd_there() -> None:
+    p, n, s = _cube_points(2000)
+    c = surface_complexity(p, n, torch.zeros_like(s), k=12)[0]
+    assert float(c[s[0]].mean()) > 3 * float(c[~s[0]].mean())
+    torch.manual_seed(0)
+    flat = ShapeVAE(ShapeVAEConfig(**{**TINY.__dict__, "complexity_gain": 0.0, "anchor_pool": 2000}))
+    crowd = ShapeVAE(ShapeVAEConfig(**{**TINY.__dict__, "complexity_gain": 4.0, "anchor_pool": 2000}))
+
+    def near_edges(model: ShapeVAE) -> float:
+        a = model.choose_anchors(p, n, s, 64)[0].numpy()
+        return float((np.sort(np.abs(a), axis=1)[:, 1] > 0.45).mean())
+
+    assert near_edges(crowd) > near_edges(flat) + 0.1
+
+
+def test_shapes_token_budget_and_given_anchors() -> None:
+    torch.manual_seed(0)
+    model = ShapeVAE(TINY).eval()
+    p, n, s = _cube_points(128)
+    q = torch.rand(1, 50, 3) * 2 - 1
+    for m in (8, 16, 32):
+        latent = model.encode(p, n, s, num_tokens=m)
+        assert latent.anchors.shape == (1, m, 3) and latent.feats.shape == (1, m, 8)
+        assert model.decode(latent, q).shape == (1, 50)
+    given = torch.zeros(1, 5, 3)
+    assert model.encode(p, n, s, anchors=given).anchors.shape == (1, 5, 3)
+    with pytest.raises(InvalidInputError, match="at least as many input points"):
+        model.encode(p, n, s, num_tokens=500)
+    with pytest.raises(InvalidInputError, match=r"\(B, N, 3\)"):
+        model.encode(p[..., :2], n, s)
+    with pytest.raises(InvalidInputError, match="no posterior"):
+        ShapeLatent(given, torch.zeros(1, 5, 8)).kl()
+
+
+def test_a_query_depends_only_on_its_nearest_tokens() -> None:
+    torch.manual_seed(0)
+    model = ShapeVAE(TINY).eval()
+    p, n, s = _cube_points(128)
+    latent = model.encode(p, n, s, num_tokens=16)
+    q = torch.tensor([[[0.5, 0.0, 0.0]]])
+    with torch.no_grad():
+        tokens = model.tokens(latent)
+        base = model.decode_tokens(tokens, latent.anchors, q)
+        idx = model.route_queries(q, latent.anchors)[0, 0]
+        far = torch.ones(16, dtype=torch.bool)
+        far[idx] = False
+        changed = tokens.clone()
+        changed[0, far] += 5.0  # tokens the query is not routed to
+        assert torch.allclose(model.decode_tokens(changed, latent.anchors, q), base)
+        changed[0, idx[0]] += 5.0
+        assert not torch.allclose(model.decode_tokens(changed, latent.anchors, q), base)
+
+
+def test_grid_routing_matches_exact_routing() -> None:
+    torch.manual_seed(0)
+    model = ShapeVAE(ShapeVAEConfig(**{**TINY.__dict__, "route_k": 4})).eval()
+    anchors = torch.rand(1, 400, 3) * 1.6 - 0.8
+    q = torch.rand(1, 3000, 3) * 1.6 - 0.8
+    exact = model.route_queries(q, anchors)
+    routed = model.route_queries(q, anchors, grid=8, candidates=48)
+    same = (exact.sort(-1)[0] == routed.sort(-1)[0]).all(-1).float().mean()
+    assert float(same) > 0.97
+
+
+def test_save_and_load_give_identical_sdf(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    model = ShapeVAE(TINY).eval()
+    p, n, s = _cube_points(128)
+    q = torch.rand(1, 40, 3) * 2 - 1
+    model.save_pretrained(tmp_path / "vae")
+    again = ShapeVAE.from_pretrained(tmp_path / "vae").eval()
+    assert again.config == model.config
+    with torch.no_grad():
+        a = model.decode(model.encode(p, n, s), q)
+        b = again.decode(again.encode(p, n, s), q)
+    assert torch.equal(a, b)
+    sdf = again.sdf_function(again.encode(p, n, s), batch=16)
+    vals = sdf(q[0].numpy())  # type: ignore[operator]
+    assert vals.shape == (40,) and np.all(np.abs(vals) <= TINY.truncation + 1e-6)
+
+
+@pytest.fixture(scope="module")
+def tiny_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("data")
+    cfg = DatasetConfig(samples_per_shard=2, surface_points=256, sharp_points=64, volume_points=64, near_points=64,
+                        cond_views=0, cond_resolution=16, pbr_resolution=8, categories=("box", "bowl"))
+    build_split(out, "train", 3, cfg, workers=1)
+    return out
+
+
+def test_batches_depend_only_on_seed_and_step_and_keep_sdf_exact(tiny_data: Path) -> None:
+    data = load_geometry(tiny_data, "train")
+    cfg = VAETrainConfig(batch=2, near_queries=32, volume_queries=16, model=TINY)
+    a, b = make_batch(data, 5, cfg), make_batch(data, 5, cfg)
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert a["points"].shape == (2, 128, 3) and a["queries"].shape == (2, 48, 3) and a["sdf"].shape == (2, 48)
+    assert a["jitter"].shape[1] in TINY.token_choices
+    # the similarity transform keeps |sdf| <= distance to the nearest surface point (an SDF is 1-Lipschitz)
+    for i in range(2):
+        d = torch.cdist(a["queries"][i][:32], a["points"][i]).min(dim=1).values
+        near = a["sdf"][i][:32].abs()
+        assert bool((near <= d + 1e-4).all())
+
+
+def test_training_writes_a_model_and_resumes(tiny_data: Path, tmp_path: Path) -> None:
+    cfg = VAETrainConfig(steps=2, batch=2, near_queries=16, volume_queries=8, warmup=1, checkpoint_every=1,
+                         log_every=1, model=TINY)
+    final = train_vae(tiny_data, tmp_path / "run", cfg)
+    assert (final / "model.safetensors").is_file()
+    log = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in log] == [1, 2] and all(np.isfinite(r["loss"]) for r in log)
+    train_vae(tiny_data, tmp_path / "run", VAETrainConfig(**{**cfg.__dict__, "steps": 3}))
+    log = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in log] == [1, 2, 3]
+    other = VAETrainConfig(**{**cfg.__dict__, "steps": 4, "model": ShapeVAEConfig(**{**TINY.__dict__, "width": 64})})
+    with pytest.raises(InvalidInputError, match="another model config"):
+        train_vae(tiny_data, tmp_path / "run", other)
