@@ -159,6 +159,81 @@ def foreign_rows(vae: ShapeVAE, tokens: list[int], resolution: int) -> list[dict
     return rows
 
 
+def _view_tensor(views: dict[str, np.ndarray], index: np.ndarray, size: int) -> torch.Tensor:
+    """View 0 of the given samples, recentred exactly as at inference (alpha crop on the canonical background)."""
+    from seed3d.condition.image import preprocess_rgba, to_tensor
+
+    return to_tensor([preprocess_rgba(views["cond_rgb"][i, 0], views["cond_alpha"][i, 0],
+                                      views["cond_background"][i, 0], size=size) for i in index])
+
+
+def generation_rows(gen: Any, test: dict[str, np.ndarray], train: dict[str, np.ndarray], per_category: int,
+                    resolution: int, steps: int, guidance: float) -> list[dict[str, Any]]:
+    """Image -> shape and text -> shape on test samples, each beside its retrieval baseline: the training shape
+    whose conditioning embedding (the image encoder's pooled vector; MiniLM's sentence vector) is nearest."""
+    from seed3d.condition.text import default_text_encoder
+    from seed3d.geometry.generate import GenerateOptions
+
+    size = gen.conditioner.image_size
+    text_enc = default_text_encoder()
+    picks = _pick(test["category"], per_category)
+    with torch.no_grad():
+        feats = []
+        for s in range(0, len(train["surface_points"]), 64):
+            idx = np.arange(s, min(s + 64, len(train["surface_points"])))
+            feats.append(gen.conditioner.image_encoder(_view_tensor(train, idx, size)).pooled)
+        train_img = torch.nn.functional.normalize(torch.cat(feats), dim=-1)
+        test_img = torch.nn.functional.normalize(
+            gen.conditioner.image_encoder(_view_tensor(test, np.array(picks), size)).pooled, dim=-1)
+    train_txt = text_enc.encode_pooled([str(d) for d in train["description"]])
+    test_txt = text_enc.encode_pooled([str(test["description"][i]) for i in picks])
+    opts = GenerateOptions(steps=steps, guidance=guidance, resolution=resolution)
+    rows = []
+    for n, i in enumerate(picks):
+        gt_p, gt_n = test["surface_points"][i], test["surface_normals"][i]
+        images = _view_tensor(test, np.array([i]), size)
+        tok, mask = text_enc.encode_tokens([str(test["description"][i])])
+        for mode in ("image", "text"):
+            row: dict[str, Any] = {"sample": str(test["sample_id"][i]), "category": str(test["category"][i]),
+                                   "mode": mode}
+            t0 = time.perf_counter()
+            with torch.no_grad():
+                cond = gen.conditioner(images, None) if mode == "image" else gen.conditioner(None, tok, mask)
+            latent = gen.sample_latent(cond[0], cond[1], opts)
+            try:
+                mesh = gen.extract(latent, resolution)
+                row.update(score(mesh, gt_p, gt_n))
+                sdf = gen.vae.sdf_function(latent)
+                row["volume_iou"] = volume_iou(sdf(test["vol_points"][i].astype(np.float32)) < 0,
+                                               test["vol_sdf"][i] < 0)
+            except EmptySurfaceError:
+                row.update({k: 0.0 for k in METRICS[1:]}, chamfer_l1=1.0, empty=True)
+            row["seconds"] = round(time.perf_counter() - t0, 2)
+            sims = (train_img @ test_img[n]) if mode == "image" else (train_txt @ test_txt[n])
+            j = int(sims.argmax())
+            base = surface_metrics(train["surface_points"][j], train["surface_normals"][j], gt_p, gt_n)
+            row["retrieval"] = {"sample": str(train["sample_id"][j]), **base}
+            rows.append(row)
+        done = [r for r in rows if r["mode"] == "image"]
+        print(f"\r{n + 1}/{len(picks)} image->shape F@0.05 {np.mean([r['f@0.05'] for r in done]):.3f} "
+              f"(retrieval {np.mean([r['retrieval']['f@0.05'] for r in done]):.3f})", end="", flush=True)
+    print()
+    return rows
+
+
+def summarise_generation(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, float]]]:
+    """Mean metrics per mode, generated and retrieved."""
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for mode in ("image", "text"):
+        sel = [r for r in rows if r["mode"] == mode]
+        if not sel:
+            continue
+        out[mode] = {"generated": {k: round(float(np.mean([r[k] for r in sel])), 4) for k in METRICS},
+                     "retrieval": {k: round(float(np.mean([r["retrieval"][k] for r in sel])), 4)
+                                   for k in METRICS[:-1]}}
+    return out
+
+
 def summarise(rows: list[dict[str, Any]], tokens: list[int]) -> dict[str, dict[str, float]]:
     """Mean of every metric per token count."""
     out = {}
@@ -212,6 +287,11 @@ def main() -> None:
     parser.add_argument("--per-category", type=int, default=2)
     parser.add_argument("--resolution", type=int, default=128)
     parser.add_argument("--no-foreign", action="store_true")
+    parser.add_argument("--no-vae", action="store_true", help="skip the VAE reconstruction part")
+    parser.add_argument("--generation", nargs="?", const="shipped", metavar="DIR",
+                        help="also score image -> shape and text -> shape with this stage-1 folder (default: shipped)")
+    parser.add_argument("--steps", type=int, default=25, help="flow steps for --generation")
+    parser.add_argument("--guidance", type=float, default=3.0, help="guidance scale for --generation")
     parser.add_argument("--out", default=str(RESULTS / "geometry.json"))
     args = parser.parse_args()
     from seed3d.cli import weights_component
@@ -219,35 +299,62 @@ def main() -> None:
     model = Path(args.model) if args.model else weights_component("geometry_vae")
     vae = ShapeVAE.from_pretrained(model).eval()
     torch.manual_seed(0)
-    t0 = time.perf_counter()
-    data = load_geometry(args.data, "test", fields=("sample_id", "category", "surface_points", "surface_normals",
-                                                    "sharp_points", "sharp_normals", "sharp_on_edge", "vol_points",
-                                                    "vol_sdf"))
-    rows = synth_rows(vae, data, args.tokens, args.resolution, args.per_category)
-    summary = summarise(rows, args.tokens)
-    print("synth test split (unit bbox diagonal):")
-    for m, s in summary.items():
-        print(f"  {m:>5} tokens  " + "  ".join(f"{k} {v:.4f}" for k, v in s.items()))
-    frows = [] if args.no_foreign else foreign_rows(vae, args.tokens, args.resolution)
-    fsummary = summarise(frows, args.tokens) if frows else {}
-    for m, s in fsummary.items():
-        print(f"  foreign {m:>5} tokens  " + "  ".join(f"{k} {v:.4f}" for k, v in s.items()))
-    per_cat: dict[str, float] = {}
-    top = str(args.tokens[-1])
-    for c in sorted({r["category"] for r in rows}):
-        sel = [r["f@0.01"] for r in rows if r["category"] == c and str(r["tokens"]) == top]
-        per_cat[c] = round(float(np.mean(sel)), 4)
-    doc = {"benchmark": "shape VAE reconstruction over token count", "command": "python eval/bench_geometry.py",
-           "model": str(model), "resolution": args.resolution, "shapes": len({r["sample"] for r in rows}),
-           "vae": {"synth_test": summary, "foreign": fsummary, f"f@0.01_per_category_{top}_tokens": per_cat,
-                   "foreign_rows": frows},
-           "seconds": round(time.perf_counter() - t0, 1), "threads": torch.get_num_threads(),
-           "machine": platform.processor() or platform.machine()}
     out = Path(args.out)
+    doc: dict[str, Any] = json.loads(out.read_text()) if out.is_file() else {}
+    doc.update({"benchmark": "shape VAE reconstruction over token count; image/text -> shape against retrieval",
+                "command": "python eval/bench_geometry.py [--generation]", "model": str(model),
+                "threads": torch.get_num_threads(), "machine": platform.processor() or platform.machine()})
+    fields = ("sample_id", "category", "description", "surface_points", "surface_normals", "sharp_points",
+              "sharp_normals", "sharp_on_edge", "vol_points", "vol_sdf")
+    data = load_geometry(args.data, "test", fields=fields)
+    if not args.no_vae:
+        t0 = time.perf_counter()
+        rows = synth_rows(vae, data, args.tokens, args.resolution, args.per_category)
+        summary = summarise(rows, args.tokens)
+        print("synth test split (unit bbox diagonal):")
+        for m, s in summary.items():
+            print(f"  {m:>5} tokens  " + "  ".join(f"{k} {v:.4f}" for k, v in s.items()))
+        frows = [] if args.no_foreign else foreign_rows(vae, args.tokens, args.resolution)
+        fsummary = summarise(frows, args.tokens) if frows else {}
+        for m, s in fsummary.items():
+            print(f"  foreign {m:>5} tokens  " + "  ".join(f"{k} {v:.4f}" for k, v in s.items()))
+        top = str(args.tokens[-1])
+        per_cat = {c: round(float(np.mean([r["f@0.01"] for r in rows if r["category"] == c
+                                            and str(r["tokens"]) == top])), 4)
+                   for c in sorted({r["category"] for r in rows})}
+        doc["vae"] = {"resolution": args.resolution, "shapes": len({r["sample"] for r in rows}),
+                      "synth_test": summary, "foreign": fsummary, f"f@0.01_per_category_{top}_tokens": per_cat,
+                      "foreign_rows": frows, "seconds": round(time.perf_counter() - t0, 1)}
+        plot(summary, fsummary, out.with_name("geometry_vae.png"))
+    if args.generation:
+        from seed3d.geometry.generate import ShapeGenerator
+
+        t0 = time.perf_counter()
+        coarse = weights_component("geometry_coarse") if args.generation == "shipped" else Path(args.generation)
+        gen = ShapeGenerator(vae, *_coarse_parts(coarse))
+        train = load_geometry(args.data, "train", fields=("sample_id", "description", "surface_points",
+                                                          "surface_normals", "cond_rgb", "cond_alpha",
+                                                          "cond_background"))
+        views = load_geometry(args.data, "test", fields=("cond_rgb", "cond_alpha", "cond_background"))
+        grows = generation_rows(gen, {**data, **views}, train, args.per_category, args.resolution, args.steps,
+                                args.guidance)
+        gsum = summarise_generation(grows)
+        for mode, s in gsum.items():
+            print(f"  {mode} -> shape: generated " + "  ".join(f"{k} {v:.4f}" for k, v in s["generated"].items()))
+            print(f"  {mode} -> shape: retrieval " + "  ".join(f"{k} {v:.4f}" for k, v in s["retrieval"].items()))
+        doc["generation"] = {"coarse": str(coarse), "steps": args.steps, "guidance": args.guidance,
+                             "resolution": args.resolution, "summary": gsum, "rows": grows,
+                             "seconds": round(time.perf_counter() - t0, 1)}
     with atomic_file(out) as tmp:
         Path(tmp).write_text(json.dumps(doc, indent=2) + "\n")
-    plot(summary, fsummary, out.with_name("geometry_vae.png"))
     print(f"wrote {out}")
+
+
+def _coarse_parts(folder: Path) -> tuple[Any, Any]:
+    from seed3d.geometry.coarse import CoarseFlow
+    from seed3d.geometry.conditioning import ShapeConditioner
+
+    return CoarseFlow.from_pretrained(folder / "flow"), ShapeConditioner.from_pretrained(folder / "conditioner")
 
 
 if __name__ == "__main__":

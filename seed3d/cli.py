@@ -140,6 +140,9 @@ TRAINERS: dict[str, tuple[str, str, str, str]] = {
                  "Train (or resume) the point-prompted part segmenter on a built data set's train split."),
     "geometry-vae": ("seed3d.geometry.train", "VAETrainConfig", "train_vae",
                      "Train (or resume) the locality-aware shape VAE on a built data set's train split."),
+    "geometry-coarse": ("seed3d.geometry.train", "CoarseTrainConfig", "train_coarse",
+                        "Train (or resume) the stage-1 shape flow and its image encoder on the shipped VAE's "
+                        "latents of a built data set's train split."),
 }
 
 

@@ -10,6 +10,7 @@ Resumable, logged and saved through ``seed3d.nn.trainer.train_loop``; batches de
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 from dataclasses import dataclass, field
@@ -18,9 +19,17 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.nn.functional as F
+from torch import nn
 
-from seed3d.errors import AssetFormatError
+from seed3d.asset import atomic_dir, atomic_file
+from seed3d.condition.augment import AugmentConfig, ViewAugmenter
+from seed3d.condition.text import TEXT_DIM
+from seed3d.errors import AssetFormatError, InvalidInputError
+from seed3d.geometry.coarse import CoarseFlow, CoarseFlowConfig
+from seed3d.geometry.conditioning import ConditionerConfig, ShapeConditioner
 from seed3d.geometry.vae import ShapeVAE, ShapeVAEConfig, sdf_loss
+from seed3d.nn.dit import pad_tokens
+from seed3d.nn.flow import flow_loss, interpolate, sample_timesteps
 from seed3d.nn.trainer import ProgressCallback, TrainConfig, check_device, train_loop, warm_start
 from seed3d.typed import PathType
 
@@ -34,18 +43,20 @@ VAE_FIELDS = ("surface_points", "surface_normals", "sharp_points", "sharp_normal
 class VAETrainConfig(TrainConfig):
     """Settings of a shape-VAE training run (the defaults take about an hour on 2 CPU cores)."""
 
-    steps: int = 2500
+    steps: int = 2400
     """Optimiser steps."""
+    lr: float = 5e-4
+    """Peak learning rate."""
     near_queries: int = 1024
     """SDF queries per shape drawn from the near-surface samples."""
     volume_queries: int = 512
     """SDF queries per shape drawn from the uniform samples of the cube."""
     kl_weight: float = 1e-4
     """Weight of the KL term."""
-    occupancy_weight: float = 0.02
+    occupancy_weight: float = 0.005
     """Weight of a binary cross-entropy on inside/outside with logits -sdf / occupancy_scale: it sharpens the
     sign right at the surface, where the L1 term alone settles near zero."""
-    occupancy_scale: float = 0.005
+    occupancy_scale: float = 0.02
     """SDF value (normalised units) that counts as one logit."""
     jitter_share: float = 0.25
     """Share of steps whose anchors are moved off the surface by Gaussian noise."""
@@ -152,3 +163,217 @@ def train_vae(data: PathType, out: PathType, config: VAETrainConfig | None = Non
                       lambda m, b: vae_losses(m, b, cfg),  # type: ignore[arg-type]
                       on_fresh_start=init, info={"train_shapes": len(geo["surface_points"])},
                       progress=progress, show=("sdf_l1", "sign_acc"))
+
+
+# ------------------------------------------------------------------------------------------ stage 1 (coarse)
+
+
+@dataclass
+class CoarseTrainConfig(TrainConfig):
+    """Settings of a stage-1 flow training run: the flow and the image encoder learn together on VAE latents of
+    the train split, conditioned on an augmented view, on the description, or on both."""
+
+    steps: int = 3000
+    """Optimiser steps."""
+    batch: int = 16
+    """Shapes per step."""
+    lr: float = 3e-4
+    """Peak learning rate."""
+    warmup: int = 200
+    """Warm-up steps."""
+    vae: str = "weights/geometry-vae"
+    """Shape VAE folder whose latents the flow learns."""
+    num_tokens: int = 128
+    """Latent tokens per shape (the coarse budget)."""
+    image_share: float = 0.4
+    """Share of samples conditioned on an image only."""
+    text_share: float = 0.3
+    """Share conditioned on the text only (the rest get both)."""
+    drop_condition: float = 0.1
+    """Share trained with the null condition (for classifier-free guidance)."""
+    init_from: str | None = None
+    """Start a fresh run from a saved stage-1 folder (its flow/ and conditioner/)."""
+    conditioner: ConditionerConfig = field(default_factory=ConditionerConfig)
+    """Image encoder and condition-token sizes."""
+    model: CoarseFlowConfig = field(default_factory=lambda: CoarseFlowConfig(width=256, depth=6, heads=8,
+                                                                             num_tokens=128))
+    """Flow sizes."""
+
+
+class CoarseModel(nn.Module):
+    """The stage-1 flow and its conditioner, trained together and saved as ``flow/`` and ``conditioner/``."""
+
+    def __init__(self, flow: CoarseFlow, conditioner: ShapeConditioner) -> None:
+        super().__init__()
+        self.flow = flow
+        self.conditioner = conditioner
+
+    def save_pretrained(self, path: PathType, overwrite: bool = False, extra_files: dict[str, str] | None = None
+                        ) -> Path:
+        """Write ``flow/`` and ``conditioner/`` model folders (and ``extra_files``) into ``path`` atomically."""
+        with atomic_dir(path, overwrite=overwrite) as tmp:
+            self.flow.save_pretrained(tmp / "flow")
+            self.conditioner.save_pretrained(tmp / "conditioner")
+            for name, text in (extra_files or {}).items():
+                (tmp / name).write_text(text)
+        return Path(path)
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def encode_split(vae: ShapeVAE, data: dict[str, np.ndarray], num_tokens: int, batch: int = 16,
+                 progress: ProgressCallback | None = None) -> dict[str, np.ndarray]:
+    """VAE posterior means of every shape of a loaded split: anchors (N, M, 3) and feats (N, M, C), encoded from the
+    first ``surface_points`` / ``sharp_points`` samples of each shape (deterministic)."""
+    c = vae.config
+    n = len(data["surface_points"])
+    anchors = np.zeros((n, num_tokens, 3), np.float32)
+    feats = np.zeros((n, num_tokens, c.latent_dim), np.float32)
+    for s in range(0, n, batch):
+        sl = slice(s, s + batch)
+        p = np.concatenate([data["surface_points"][sl, : c.surface_points],
+                            data["sharp_points"][sl, : c.sharp_points]], 1)
+        nr = np.concatenate([data["surface_normals"][sl, : c.surface_points],
+                             data["sharp_normals"][sl, : c.sharp_points]], 1)
+        sh = np.concatenate([np.zeros((len(p), c.surface_points), bool),
+                             data["sharp_on_edge"][sl, : c.sharp_points]], 1)
+        with torch.no_grad():
+            lat = vae.encode(torch.from_numpy(p.astype(np.float32)), torch.from_numpy(nr.astype(np.float32)),
+                             torch.from_numpy(sh), num_tokens=num_tokens)
+        anchors[sl] = lat.anchors.numpy()
+        feats[sl] = lat.feats.numpy()
+        if progress is not None:
+            progress(min(s + batch, n) / n, f"encoded {min(s + batch, n)}/{n} shapes")
+    return {"anchors": anchors, "feats": feats}
+
+
+def cached_latents(vae_dir: Path, data_root: PathType, split: str, num_tokens: int, cache_dir: Path,
+                   progress: ProgressCallback | None = None) -> dict[str, np.ndarray]:
+    """``encode_split`` of a built split, cached in ``cache_dir`` under the VAE weights' hash and the token count."""
+    key = f"{_sha256(vae_dir / 'model.safetensors')[:12]}-{split}-{num_tokens}"
+    path = cache_dir / f"latents-{key}.npz"
+    if path.is_file():
+        with np.load(path) as z:
+            return {k: z[k] for k in z.files}
+    vae = ShapeVAE.from_pretrained(vae_dir).eval()
+    out = encode_split(vae, load_geometry(data_root, split, fields=VAE_FIELDS[:5]), num_tokens, progress=progress)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    with atomic_file(path) as tmp, open(tmp, "wb") as f:
+        np.savez(f, **out)
+    return out
+
+
+def make_coarse_batch(latents: dict[str, np.ndarray], views: dict[str, np.ndarray], text: tuple[np.ndarray, np.ndarray],
+                      step: int, cfg: CoarseTrainConfig, latent_scale: float,
+                      augmenter: ViewAugmenter) -> dict[str, torch.Tensor]:
+    """The batch of ``step``: packed clean tokens, noise, times, an augmented view, text tokens, the condition mode."""
+    rng = np.random.default_rng([cfg.seed, step])
+    n = len(latents["anchors"])
+    idx = rng.choice(n, cfg.batch, replace=n < cfg.batch)
+    view = rng.integers(0, views["cond_rgb"].shape[1], cfg.batch)
+    images = augmenter(views["cond_rgb"][idx, view], views["cond_alpha"][idx, view],
+                       views["cond_background"][idx, view], generator=int(rng.integers(1 << 62))).rgb
+    mode = rng.random(cfg.batch)
+    use_image = mode < cfg.image_share + (1 - cfg.image_share - cfg.text_share)
+    use_text = mode >= cfg.image_share
+    perm = np.stack([rng.permutation(cfg.num_tokens) for _ in range(cfg.batch)])
+    anchors = np.take_along_axis(latents["anchors"][idx], perm[..., None], 1)
+    feats = np.take_along_axis(latents["feats"][idx], perm[..., None], 1) / latent_scale
+    gen = torch.Generator().manual_seed(int(rng.integers(1 << 62)))
+    t = sample_timesteps(cfg.batch, gen)
+    x0 = torch.cat([torch.from_numpy(anchors) * cfg.model.anchor_scale, torch.from_numpy(feats.astype(np.float32))], -1)
+    return {"x0": x0, "noise": torch.randn(x0.shape, generator=gen), "t": t, "images": images,
+            "text": torch.from_numpy(text[0][idx].astype(np.float32)), "text_mask": torch.from_numpy(text[1][idx]),
+            "use_image": torch.from_numpy(use_image), "use_text": torch.from_numpy(use_text),
+            "drop": torch.from_numpy(rng.random(cfg.batch) < cfg.drop_condition)}
+
+
+def coarse_losses(model: CoarseModel, batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """Rectified-flow velocity loss of the stage-1 flow (the conditioner trains through it)."""
+    cond, mask = model.conditioner(batch["images"], batch["text"], batch["text_mask"], batch["use_image"],
+                                   batch["use_text"])
+    null, null_mask = model.flow.null_condition(cond.shape[0], cond.shape[1])
+    null, null_mask = null.to(cond.dtype), null_mask
+    if null.shape[1] > cond.shape[1]:
+        cond, mask = pad_tokens(cond, mask, null.shape[1])
+    drop = batch["drop"]
+    cond = torch.where(drop[:, None, None], null, cond)
+    mask = torch.where(drop[:, None], null_mask, mask)
+    x0, noise, t = batch["x0"], batch["noise"], batch["t"]
+    pred = model.flow(interpolate(x0, noise, t), t, cond, mask)
+    loss = flow_loss(pred.float(), x0, noise)
+    with torch.no_grad():
+        anchor = flow_loss(pred[..., :3].float(), x0[..., :3], noise[..., :3])
+    return {"loss": loss, "anchor_loss": anchor}
+
+
+def load_views(root: PathType, split: str) -> dict[str, np.ndarray]:
+    """The conditioning renders of a split: ``cond_rgb``, ``cond_alpha``, ``cond_background`` and ``description``."""
+    return load_geometry(root, split, fields=("cond_rgb", "cond_alpha", "cond_background", "description"))
+
+
+def encode_descriptions(texts: list[str], max_length: int = 64, batch: int = 128,
+                        progress: ProgressCallback | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """MiniLM token states (N, L, 384) as float16 and masks (N, L) of descriptions, padded to ``max_length``."""
+    from seed3d.condition.text import default_text_encoder
+
+    enc = default_text_encoder()
+    tokens = np.zeros((len(texts), max_length, TEXT_DIM), np.float16)
+    masks = np.zeros((len(texts), max_length), bool)
+    for s in range(0, len(texts), batch):
+        tok, m = enc.encode_tokens(list(texts[s: s + batch]), max_length=max_length)
+        tokens[s: s + len(tok), : tok.shape[1]] = tok.cpu().numpy().astype(np.float16)
+        masks[s: s + len(tok), : tok.shape[1]] = m.cpu().numpy()
+        if progress is not None:
+            progress(min(s + batch, len(texts)) / len(texts), "encoding descriptions")
+    return tokens, masks
+
+
+def train_coarse(data: PathType, out: PathType, config: CoarseTrainConfig | None = None,
+                 progress: ProgressCallback | None = None) -> Path:
+    """Train (or resume) the stage-1 flow and the image encoder; returns the folder with ``flow/`` and
+    ``conditioner/``."""
+    cfg = config or CoarseTrainConfig()
+    check_device(cfg.device)
+    vae_dir = Path(cfg.vae)
+    if not (vae_dir / "model.safetensors").is_file():
+        raise InvalidInputError(f"{vae_dir}: no shape VAE there (train one with `seed3d train geometry-vae`)")
+    vae_cfg = ShapeVAE.from_pretrained(vae_dir).config
+    if vae_cfg.latent_dim != cfg.model.latent_dim:
+        raise InvalidInputError(f"the VAE has {vae_cfg.latent_dim} latent channels, the flow config "
+                                f"{cfg.model.latent_dim}")
+    torch.manual_seed(cfg.seed)
+    model = CoarseModel(CoarseFlow(cfg.model), ShapeConditioner(cfg.conditioner))
+    report = progress or (lambda f, m: None)
+    out = Path(out)
+    latents = cached_latents(vae_dir, data, "train", cfg.num_tokens, out, progress)
+    latent_scale = float(latents["feats"].std())
+    model.flow.config.extra = {**model.flow.config.extra, "latent_scale": latent_scale}
+    report(0.0, "loading views")
+    views = load_views(data, "train")
+    text = encode_descriptions([str(d) for d in views["description"]], progress=progress)
+    augmenter = ViewAugmenter(AugmentConfig(size=cfg.conditioner.image.image_size))
+
+    def init() -> None:
+        if cfg.init_from:
+            source = Path(cfg.init_from)
+            warm_start(model.flow, CoarseFlow.from_pretrained(source / "flow").state_dict(), str(source))
+            warm_start(model.conditioner, ShapeConditioner.from_pretrained(source / "conditioner").state_dict(),
+                       str(source))
+
+    log.info("%d shapes, latent scale %.4f, flow %.2f M + conditioner %.2f M parameters", len(latents["anchors"]),
+             latent_scale, model.flow.num_parameters() / 1e6,
+             sum(p.numel() for p in model.conditioner.parameters()) / 1e6)
+    return train_loop(model, cfg, out,
+                      lambda step: make_coarse_batch(latents, views, text, step, cfg, latent_scale, augmenter),
+                      coarse_losses,  # type: ignore[arg-type]
+                      on_fresh_start=init, info={"train_shapes": len(latents["anchors"]), "vae": str(vae_dir),
+                                                 "vae_sha256": _sha256(vae_dir / "model.safetensors"),
+                                                 "latent_scale": latent_scale},
+                      progress=progress, show=("loss", "anchor_loss"))

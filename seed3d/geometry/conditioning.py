@@ -1,0 +1,82 @@
+"""Condition tokens for the geometry flows: an image, a text, or both.
+
+The image goes through the from-scratch ViT (``seed3d.condition.ImageEncoder``, trained together with the stage-1
+flow); the text through the bundled MiniLM's token states (frozen, computed outside). Each stream is projected
+to ``cond_dim`` and tagged with a learned type embedding, and the two are concatenated with a mask, so one model
+serves image-only, text-only and image+text requests. Classifier-free guidance uses the flow's null condition.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+
+from seed3d.condition.encoder import ImageEncoder, ImageEncoderConfig
+from seed3d.condition.text import TEXT_DIM
+from seed3d.errors import InvalidInputError
+from seed3d.nn import PretrainedMixin
+
+
+@dataclass
+class ConditionerConfig:
+    """Sizes of the conditioner: the image encoder's config and the width of the condition tokens."""
+
+    image: ImageEncoderConfig = field(default_factory=ImageEncoderConfig)
+    """The ViT image encoder."""
+    text_dim: int = TEXT_DIM
+    """Width of the text token states (MiniLM: 384)."""
+    cond_dim: int = 384
+    """Width of the condition tokens the flows attend to."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.image, dict):
+            self.image = ImageEncoderConfig(**self.image)
+
+
+class ShapeConditioner(nn.Module, PretrainedMixin):
+    """Image and/or text -> condition tokens (B, L, cond_dim) and their mask (B, L)."""
+
+    config_class = ConditionerConfig
+    model_type = "seed3d-shape-conditioner"
+
+    def __init__(self, config: ConditionerConfig | None = None) -> None:
+        super().__init__()
+        cfg = config or ConditionerConfig()
+        self.config = cfg
+        self.image_encoder = ImageEncoder(cfg.image)
+        self.image_proj = nn.Sequential(nn.LayerNorm(cfg.image.out_dim), nn.Linear(cfg.image.out_dim, cfg.cond_dim))
+        self.text_proj = nn.Sequential(nn.LayerNorm(cfg.text_dim), nn.Linear(cfg.text_dim, cfg.cond_dim))
+        self.type_embed = nn.Parameter(torch.zeros(2, cfg.cond_dim))
+        nn.init.normal_(self.type_embed, std=0.02)
+
+    @property
+    def image_size(self) -> int:
+        """Side of the square images the encoder takes."""
+        return self.config.image.image_size
+
+    def forward(self, images: torch.Tensor | None = None, text_tokens: torch.Tensor | None = None,
+                text_mask: torch.Tensor | None = None, use_image: torch.Tensor | None = None,
+                use_text: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Condition tokens from ``images`` (B, 3, S, S) in [0, 1] and/or MiniLM ``text_tokens`` (B, L, 384) with
+        ``text_mask``; ``use_image`` / ``use_text`` (B,) switch a stream off per sample (training mixes modes)."""
+        parts, masks = [], []
+        if images is None and text_tokens is None:
+            raise InvalidInputError("a shape condition needs an image, a text or both")
+        if images is not None:
+            tokens = self.image_proj(self.image_encoder(images).tokens) + self.type_embed[0]
+            m = torch.ones(tokens.shape[:2], dtype=torch.bool, device=tokens.device)
+            if use_image is not None:
+                m = m & use_image[:, None].to(m.device)
+            parts.append(tokens)
+            masks.append(m)
+        if text_tokens is not None:
+            tokens = self.text_proj(text_tokens) + self.type_embed[1]
+            m = (torch.ones(tokens.shape[:2], dtype=torch.bool, device=tokens.device) if text_mask is None
+                 else text_mask.bool())
+            if use_text is not None:
+                m = m & use_text[:, None].to(m.device)
+            parts.append(tokens)
+            masks.append(m)
+        return torch.cat(parts, dim=1), torch.cat(masks, dim=1)
