@@ -31,6 +31,7 @@ from shape_metrics import surface_metrics, volume_iou  # eval/shape_metrics.py (
 
 from seed3d.asset import Mesh, atomic_file
 from seed3d.geometry.extract import EmptySurfaceError, extract_surface
+from seed3d.geometry.generate import coarse_grid
 from seed3d.geometry.train import load_geometry
 from seed3d.geometry.vae import ShapeVAE
 
@@ -59,7 +60,8 @@ def reconstruct(vae: ShapeVAE, points: np.ndarray, normals: np.ndarray, sharp: n
     with torch.no_grad():
         latent = vae.encode(t(points), t(normals), torch.from_numpy(sharp)[None], num_tokens=tokens)
     sdf = vae.sdf_function(latent)
-    return extract_surface(sdf, resolution=resolution, coarse=min(32, resolution)), sdf  # type: ignore[arg-type]
+    coarse = coarse_grid(resolution, vae.config.truncation)
+    return extract_surface(sdf, resolution=resolution, coarse=coarse), sdf  # type: ignore[arg-type]
 
 
 def score(mesh: Mesh, gt_points: np.ndarray, gt_normals: np.ndarray) -> dict[str, float]:

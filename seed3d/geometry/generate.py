@@ -65,7 +65,7 @@ class GeneratedShape:
     timings: dict[str, float] = field(default_factory=dict)
 
 
-def _coarse_grid(resolution: int, truncation: float) -> int:
+def coarse_grid(resolution: int, truncation: float) -> int:
     """The coarsest grid (resolution / 2^k) whose cell diagonal fits inside the SDF truncation band."""
     coarse = resolution
     while coarse % 2 == 0 and 2 * np.sqrt(3) / (coarse // 2) <= truncation:
@@ -141,7 +141,7 @@ class ShapeGenerator:
         """The raw surface of a latent (normalised frame), extracted hierarchically at ``resolution``."""
         sdf = self.vae.sdf_function(latent)
         return extract_surface(sdf, resolution=resolution,  # type: ignore[arg-type]
-                               coarse=_coarse_grid(resolution, self.vae.config.truncation))
+                               coarse=coarse_grid(resolution, self.vae.config.truncation))
 
     def generate(self, image: ImageSource | None = None, text: str | None = None,
                  options: GenerateOptions | None = None, category: str | None = None,

@@ -7,10 +7,13 @@ only its spatial neighbourhood -- the ``encoder_k`` input points nearest its anc
 offsets from the anchor -- before a few self-attention blocks let tokens share context. A KL-regularised
 Gaussian per token gives ``latent_dim`` channels; the anchor positions travel with the latent.
 
-Decoding. The latent tokens pass a few self-attention blocks; then every SDF query is *routed* to its
-``route_k`` nearest anchors and attends only to those tokens (with their offsets from the query), never to all
-of them, so a query costs the same at 256 or 4,096 tokens. Large query sets (surface extraction) route through
-a coarse grid: each grid cell keeps the anchors nearest its centre and a query searches only its cell's list.
+Decoding. The latent tokens pass a few self-attention blocks; then every SDF query is *routed*: space is cut
+into a grid whose cells shrink as tokens get denser (about one cell per token spacing), each cell keeps the
+``route_candidates`` anchors nearest its centre, and a query attends only to its cell's tokens -- never to all
+of them -- with a learned per-head penalty on its squared distance to each anchor and the anchor-to-query offset
+added to the values. A query therefore costs the same at 256 or 4,096 tokens. Queries of one cell share their
+tokens, so large query sets (surface extraction) are decoded cell by cell as small dense attention blocks;
+training decodes each query on its own. Both give the same numbers.
 
 The token budget is chosen at inference (``num_tokens``); training draws it per step from ``token_choices``.
 Frames: the data set's normalised cube [-1, 1]^3 (an asset's longest side spans 1.8), SDF negative inside.
@@ -68,8 +71,10 @@ class ShapeVAEConfig:
     """Latent channels per token."""
     decoder_depth: int = 4
     """Self-attention blocks on the latent tokens before the queries."""
-    route_k: int = 8
-    """Tokens each SDF query attends to."""
+    route_candidates: int = 16
+    """Tokens each SDF query attends to: the anchors nearest the centre of its routing cell."""
+    route_cells: float = 1.0
+    """Routing grid cells per axis = this x sqrt(token count), rounded to a power of two (within 4..128)."""
     truncation: float = 0.1
     """SDF truncation (normalised units): targets and outputs are clamped to +-truncation."""
     logvar_clamp: tuple[float, float] = (-12.0, 4.0)
@@ -110,37 +115,39 @@ def surface_complexity(points: torch.Tensor, normals: torch.Tensor, sharp: torch
     return torch.maximum(spread * 2.0, sharp.float()).clamp(max=1.0)
 
 
-class RoutedCrossAttention(nn.Module):
-    """Each query attends to its own ``k`` tokens, picked by index, with a learned embedding of their offsets.
+class RoutedAttention(nn.Module):
+    """Attention of queries over a few tokens each, with a per-head squared-distance penalty (scaled by token
+    density) and the anchor-to-query offset added to the values (folded into the projected values)."""
 
-    Keys and values are projected once per token and then gathered, so the per-query cost is k x width."""
-
-    def __init__(self, dim: int, heads: int, offset_dim: int) -> None:
+    def __init__(self, dim: int, heads: int) -> None:
         super().__init__()
         self.heads = heads
         self.q = nn.Linear(dim, dim)
         self.kv = nn.Linear(dim, 2 * dim)
-        self.offset = nn.Linear(offset_dim, dim)
+        self.value_offset = nn.Linear(3, dim, bias=False)
         self.out = nn.Linear(dim, dim)
+        self.log_beta = nn.Parameter(torch.full((heads,), math.log(40.0)))
 
-    def project(self, tokens: torch.Tensor) -> torch.Tensor:
-        """Keys and values (B, M, 2C) of the tokens, to pass to ``forward`` for any number of query batches."""
-        return self.kv(tokens)
+    def project(self, tokens: torch.Tensor, anchors: torch.Tensor) -> torch.Tensor:
+        """Keys and offset-folded values (B, M, 2C) of the tokens, computed once per shape."""
+        k, v = self.kv(tokens).chunk(2, dim=-1)
+        return torch.cat([k, v - self.value_offset(anchors)], dim=-1)
 
-    def forward(self, x: torch.Tensor, kv: torch.Tensor, index: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
-        """``x`` (B, Q, C) attends to the tokens ``index`` (B, Q, k) of ``kv`` (B, M, 2C) whose offsets from the
-        query are embedded in ``offsets`` (B, Q, k, D) -> (B, Q, C)."""
-        b, q, kk = index.shape
-        c = x.shape[-1]
+    def forward(self, x: torch.Tensor, xyz: torch.Tensor, kv: torch.Tensor, anchors: torch.Tensor,
+                density: float) -> torch.Tensor:
+        """Queries ``x`` (N, S, C) at ``xyz`` (N, S, 3) attend to their group's tokens ``kv`` (N, K, 2C) anchored
+        at ``anchors`` (N, K, 3); ``density`` scales the distance penalty (token count / 256)."""
+        n, s, c = x.shape
         h = self.heads
-        rel = self.offset(offsets)
-        keys, vals = gather(kv, index).split(c, dim=-1)
-        keys = (keys + rel).view(b, q, kk, h, c // h)
-        vals = (vals + rel).view(b, q, kk, h, c // h)
-        qh = self.q(x).view(b, q, 1, h, c // h)
-        w = ((qh * keys).sum(-1) / math.sqrt(c // h)).softmax(dim=2)  # (B, Q, k, h)
-        y = (w[..., None] * vals).sum(2)
-        return self.out(y.reshape(b, q, c))
+        k, v = kv.chunk(2, dim=-1)
+        qh = self.q(x).view(n, s, h, c // h).transpose(1, 2)
+        kh = k.reshape(n, -1, h, c // h).transpose(1, 2)
+        vh = v.reshape(n, -1, h, c // h).transpose(1, 2)
+        d2 = torch.cdist(xyz, anchors).square()  # (N, S, K)
+        bias = -(self.log_beta.exp() * density)[None, :, None, None] * d2[:, None]
+        w = (qh @ kh.transpose(-1, -2) / math.sqrt(c // h) + bias).softmax(dim=-1)
+        y = (w @ vh).transpose(1, 2).reshape(n, s, c)
+        return self.out(y + self.value_offset(xyz))
 
 
 class ShapeVAE(nn.Module, PretrainedMixin):
@@ -168,7 +175,7 @@ class ShapeVAE(nn.Module, PretrainedMixin):
         self.decoder = nn.ModuleList(SelfBlock(w, cfg.heads) for _ in range(cfg.decoder_depth))
         self.token_norm = nn.LayerNorm(w)
         self.query_in = mlp([pd, w, w])
-        self.route = RoutedCrossAttention(w, cfg.heads, od)
+        self.route = RoutedAttention(w, cfg.heads)
         self.head = nn.Sequential(nn.LayerNorm(w), mlp([w, w, 1]))
 
     def num_parameters(self) -> int:
@@ -236,44 +243,84 @@ class ShapeVAE(nn.Module, PretrainedMixin):
         x = self.from_latent(latent.feats) + self.latent_pos(self.position_embed(latent.anchors))
         for block in self.decoder:
             x = block(x)
-        return self.route.project(self.token_norm(x))
+        return self.route.project(self.token_norm(x), latent.anchors)
 
-    def route_queries(self, queries: torch.Tensor, anchors: torch.Tensor, grid: int | None = None,
-                      candidates: int = 64) -> torch.Tensor:
-        """Indices (B, Q, route_k) of the anchors each query attends to.
+    def routing_grid(self, num_tokens: int) -> int:
+        """Routing grid cells per axis for ``num_tokens`` tokens (a power of two in 4..128)."""
+        g = 2 ** round(math.log2(max(self.config.route_cells * math.sqrt(num_tokens), 1.0)))
+        return int(min(max(g, 4), 128))
 
-        Exact nearest anchors when ``grid`` is None; otherwise queries search only the ``candidates`` anchors
-        nearest the centre of their cell of a ``grid``^3 lattice over [-1, 1]^3 (cost independent of M)."""
-        k = min(self.config.route_k, anchors.shape[1])
-        if grid is None or anchors.shape[1] <= candidates:
-            return knn(queries, anchors, k)[1]
-        b = queries.shape[0]
-        axis = (torch.arange(grid, device=queries.device, dtype=queries.dtype) + 0.5) * (2.0 / grid) - 1.0
-        centres = torch.stack(torch.meshgrid(axis, axis, axis, indexing="ij"), -1).view(1, -1, 3).expand(b, -1, -1)
-        cand = knn(centres, anchors, candidates)[1]  # (B, G^3, C)
-        cell = ((queries.clamp(-1, 1 - 1e-6) + 1.0) * (grid / 2.0)).long()
-        flat = (cell[..., 0] * grid + cell[..., 1]) * grid + cell[..., 2]  # (B, Q)
-        qc = torch.gather(cand, 1, flat[..., None].expand(-1, -1, candidates))  # (B, Q, C)
-        d = (gather(anchors, qc) - queries[:, :, None]).square().sum(-1)
-        pick = d.topk(k, dim=-1, largest=False)[1]
-        return torch.gather(qc, 2, pick)
+    def _cells(self, queries: torch.Tensor, grid: int) -> torch.Tensor:
+        cell = ((queries.clamp(-1.0, 1.0 - 1e-6) + 1.0) * (grid / 2.0)).long()
+        return (cell[..., 0] * grid + cell[..., 1]) * grid + cell[..., 2]
 
-    def decode_tokens(self, tokens: torch.Tensor, anchors: torch.Tensor, queries: torch.Tensor,
-                      grid: int | None = None) -> torch.Tensor:
-        """Truncated SDF (B, Q) at ``queries`` (B, Q, 3) from precomputed ``tokens`` (see ``tokens``)."""
-        cfg = self.config
-        idx = self.route_queries(queries, anchors, grid)
-        offsets = (queries[:, :, None] - gather(anchors, idx)) * cfg.offset_scale
+    @staticmethod
+    def _centres(cells: torch.Tensor, grid: int, dtype: torch.dtype) -> torch.Tensor:
+        ijk = torch.stack([cells // (grid * grid), (cells // grid) % grid, cells % grid], -1)
+        return (ijk.to(dtype) + 0.5) * (2.0 / grid) - 1.0
+
+    def route_queries(self, queries: torch.Tensor, anchors: torch.Tensor) -> torch.Tensor:
+        """Indices (B, Q, K) of the tokens each query attends to: the anchors nearest its cell's centre."""
+        grid = self.routing_grid(anchors.shape[1])
+        centres = self._centres(self._cells(queries, grid), grid, queries.dtype)
+        return knn(centres, anchors, min(self.config.route_candidates, anchors.shape[1]))[1]
+
+    def decode_tokens(self, tokens: torch.Tensor, anchors: torch.Tensor, queries: torch.Tensor) -> torch.Tensor:
+        """Truncated SDF (B, Q) at ``queries`` (B, Q, 3) from precomputed ``tokens`` (see ``tokens``), each query
+        on its own (the training path)."""
+        b, q, _ = queries.shape
+        idx = self.route_queries(queries, anchors)
         x = self.query_in(self.position_embed(queries))
-        x = x + self.route(x, tokens, idx, self.offset_embed(offsets))
-        return self.head(x)[..., 0]
+        kv = gather(tokens, idx).flatten(0, 1)
+        a = gather(anchors, idx).flatten(0, 1)
+        y = self.route(x.reshape(b * q, 1, -1), queries.reshape(b * q, 1, 3), kv, a, anchors.shape[1] / 256.0)
+        return self.head(x + y.view(b, q, -1))[..., 0]
+
+    def decode_cells(self, tokens: torch.Tensor, anchors: torch.Tensor, queries: torch.Tensor,
+                     group: int = 32, cache: dict[str, torch.Tensor] | None = None) -> torch.Tensor:
+        """Truncated SDF (Q,) of ONE shape (``tokens`` (1, M, 2C), ``anchors`` (1, M, 3)) at ``queries`` (Q, 3),
+        decoded cell by cell: queries sorted by routing cell, ``group`` at a time attend densely to their cell's
+        tokens. Same numbers as ``decode_tokens``; ``cache`` keeps each cell's token list between calls."""
+        m = anchors.shape[1]
+        grid = self.routing_grid(m)
+        k = min(self.config.route_candidates, m)
+        cells = self._cells(queries, grid)
+        order = torch.argsort(cells, stable=True)
+        sc = cells[order]
+        uniq, counts = torch.unique_consecutive(sc, return_counts=True)
+        table = cache.get("table") if cache is not None else None
+        if table is None:
+            table = torch.full((grid ** 3, k), -1, dtype=torch.long, device=queries.device)
+            if cache is not None:
+                cache["table"] = table
+        todo = uniq[table[uniq, 0] < 0]
+        if len(todo):
+            table[todo] = knn(self._centres(todo, grid, queries.dtype)[None], anchors, k)[1][0]
+        per_cell = (counts + group - 1) // group
+        first_chunk = torch.cumsum(per_cell, 0) - per_cell
+        start = torch.cumsum(counts, 0) - counts
+        which = torch.repeat_interleave(torch.arange(len(uniq), device=queries.device), counts)
+        rank = torch.arange(len(sc), device=queries.device) - start[which]
+        chunk = first_chunk[which] + rank // group
+        slot = rank % group
+        n_chunks = int(per_cell.sum())
+        qs = queries[order]
+        x = self.query_in(self.position_embed(qs))
+        xg = x.new_zeros(n_chunks, group, x.shape[-1])
+        pg = qs.new_zeros(n_chunks, group, 3)
+        xg[chunk, slot] = x
+        pg[chunk, slot] = qs
+        cand = table[torch.repeat_interleave(uniq, per_cell)]  # (chunks, K)
+        y = self.route(xg, pg, tokens[0][cand], anchors[0][cand], m / 256.0)[chunk, slot]
+        out = torch.empty_like(qs[:, 0])
+        out[order] = self.head(x + y)[..., 0]
+        return out
 
     def decode(self, latent: ShapeLatent, queries: torch.Tensor) -> torch.Tensor:
         """Truncated SDF (B, Q) of ``latent`` at ``queries`` (B, Q, 3) (unclamped during training)."""
         return self.decode_tokens(self.tokens(latent), latent.anchors, queries)
 
-    def sdf_function(self, latent: ShapeLatent, batch: int = 65536, grid: int | None = 16
-                     ) -> object:
+    def sdf_function(self, latent: ShapeLatent, batch: int = 65536) -> object:
         """A numpy callable (Q, 3) -> (Q,) clamped SDF of the first shape of ``latent``, for surface extraction."""
         import numpy as np
 
@@ -281,14 +328,15 @@ class ShapeVAE(nn.Module, PretrainedMixin):
         with torch.no_grad():
             one = ShapeLatent(latent.anchors[:1], latent.feats[:1])
             tokens = self.tokens(one)
+        cache: dict[str, torch.Tensor] = {}
 
         def sdf(points: np.ndarray) -> np.ndarray:
             out = np.empty(len(points), np.float32)
             with torch.no_grad():
                 for s in range(0, len(points), batch):
-                    q = torch.from_numpy(np.ascontiguousarray(points[s: s + batch], np.float32))[None]
+                    q = torch.from_numpy(np.ascontiguousarray(points[s: s + batch], np.float32))
                     q = q.to(one.anchors.device, one.anchors.dtype)
-                    v = self.decode_tokens(tokens, one.anchors, q, grid=grid)[0]
+                    v = self.decode_cells(tokens, one.anchors, q, cache=cache)
                     out[s: s + batch] = v.clamp(-cfg.truncation, cfg.truncation).float().cpu().numpy()
             return out
 

@@ -13,13 +13,14 @@ from seed3d.condition.encoder import ImageEncoderConfig
 from seed3d.errors import InvalidInputError
 from seed3d.geometry.coarse import CoarseFlowConfig
 from seed3d.geometry.conditioning import ConditionerConfig, ShapeConditioner
-from seed3d.geometry.generate import GenerateOptions, ShapeGenerator, _coarse_grid
+from seed3d.geometry.generate import GenerateOptions, ShapeGenerator, coarse_grid
 from seed3d.geometry.train import CoarseTrainConfig, train_coarse
 from seed3d.geometry.vae import ShapeVAE, ShapeVAEConfig
 from seed3d.synth.dataset import DatasetConfig, build_split
 
 TINY_VAE = ShapeVAEConfig(num_tokens=16, token_choices=(16,), surface_points=96, sharp_points=32, anchor_pool=64,
-                          complexity_k=8, width=32, heads=2, encoder_depth=1, latent_dim=8, decoder_depth=1, route_k=4)
+                          complexity_k=8, width=32, heads=2, encoder_depth=1, latent_dim=8, decoder_depth=1,
+                          route_candidates=4)
 TINY_COND = ConditionerConfig(image=ImageEncoderConfig(image_size=16, patch=8, width=32, depth=1, heads=2, out_dim=32),
                               cond_dim=32)
 TINY_FLOW = CoarseFlowConfig(latent_dim=8, width=32, depth=1, heads=2, cond_dim=32, num_tokens=16)
@@ -93,4 +94,4 @@ def test_generator_makes_a_closed_mesh_in_meters_deterministically(trained: tupl
 
 
 def test_coarse_grid_fits_the_truncation_band() -> None:
-    assert _coarse_grid(256, 0.1) == 64 and _coarse_grid(128, 0.1) == 64 and _coarse_grid(256, 0.2) == 32
+    assert coarse_grid(256, 0.1) == 64 and coarse_grid(128, 0.1) == 64 and coarse_grid(256, 0.2) == 32

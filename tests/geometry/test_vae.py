@@ -15,7 +15,8 @@ from seed3d.geometry.vae import ShapeLatent, ShapeVAE, ShapeVAEConfig, surface_c
 from seed3d.synth.dataset import DatasetConfig, build_split
 
 TINY = ShapeVAEConfig(num_tokens=16, token_choices=(8, 16), surface_points=96, sharp_points=32, anchor_pool=64,
-                      complexity_k=8, width=32, heads=2, encoder_depth=1, latent_dim=8, decoder_depth=1, route_k=4)
+                      complexity_k=8, width=32, heads=2, encoder_depth=1, latent_dim=8, decoder_depth=1,
+                      route_candidates=4)
 
 
 def _cube_points(n: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -66,7 +67,7 @@ def test_shapes_token_budget_and_given_anchors() -> None:
         ShapeLatent(given, torch.zeros(1, 5, 8)).kl()
 
 
-def test_a_query_depends_only_on_its_nearest_tokens() -> None:
+def test_a_query_depends_only_on_its_routed_tokens() -> None:
     torch.manual_seed(0)
     model = ShapeVAE(TINY).eval()
     p, n, s = _cube_points(128)
@@ -76,6 +77,7 @@ def test_a_query_depends_only_on_its_nearest_tokens() -> None:
         tokens = model.tokens(latent)
         base = model.decode_tokens(tokens, latent.anchors, q)
         idx = model.route_queries(q, latent.anchors)[0, 0]
+        assert len(idx) == TINY.route_candidates
         far = torch.ones(16, dtype=torch.bool)
         far[idx] = False
         changed = tokens.clone()
@@ -85,15 +87,20 @@ def test_a_query_depends_only_on_its_nearest_tokens() -> None:
         assert not torch.allclose(model.decode_tokens(changed, latent.anchors, q), base)
 
 
-def test_grid_routing_matches_exact_routing() -> None:
+def test_cell_by_cell_decoding_matches_per_query_decoding() -> None:
     torch.manual_seed(0)
-    model = ShapeVAE(ShapeVAEConfig(**{**TINY.__dict__, "route_k": 4})).eval()
-    anchors = torch.rand(1, 400, 3) * 1.6 - 0.8
-    q = torch.rand(1, 3000, 3) * 1.6 - 0.8
-    exact = model.route_queries(q, anchors)
-    routed = model.route_queries(q, anchors, grid=8, candidates=48)
-    same = (exact.sort(-1)[0] == routed.sort(-1)[0]).all(-1).float().mean()
-    assert float(same) > 0.97
+    model = ShapeVAE(ShapeVAEConfig(**{**TINY.__dict__, "route_candidates": 8})).eval()
+    anchors = torch.rand(1, 300, 3) * 1.6 - 0.8
+    latent = ShapeLatent(anchors, torch.randn(1, 300, 8))
+    q = torch.rand(2000, 3) * 2 - 1
+    with torch.no_grad():
+        tokens = model.tokens(latent)
+        per_query = model.decode_tokens(tokens, anchors, q[None])[0]
+        cache: dict[str, torch.Tensor] = {}
+        for group in (4, 32):
+            cells = model.decode_cells(tokens, anchors, q, group=group, cache=cache)
+            assert torch.allclose(cells, per_query, atol=1e-5)
+    assert model.routing_grid(256) == 16 and model.routing_grid(4096) == 64 and model.routing_grid(1) == 4
 
 
 def test_save_and_load_give_identical_sdf(tmp_path: Path) -> None:
