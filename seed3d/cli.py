@@ -143,6 +143,9 @@ TRAINERS: dict[str, tuple[str, str, str, str]] = {
     "geometry-coarse": ("seed3d.geometry.train", "CoarseTrainConfig", "train_coarse",
                         "Train (or resume) the stage-1 shape flow and its image encoder on the shipped VAE's "
                         "latents of a built data set's train split."),
+    "geometry-detail": ("seed3d.geometry.train", "DetailTrainConfig", "train_detail",
+                        "Train (or resume) the stage-2 detail flow (initialised from the shipped stage 1) on the "
+                        "shipped VAE's latents at each shape's dilated surface voxels."),
 }
 
 
@@ -153,9 +156,13 @@ def cmd_train(args: argparse.Namespace) -> int:
     module, config_name, fn_name, _ = TRAINERS[args.train_command]
     mod = importlib.import_module(module)
     defaults = getattr(mod, config_name)()
-    config = getattr(mod, config_name)(
-        steps=args.steps or defaults.steps, batch=args.batch or defaults.batch, lr=args.lr or defaults.lr,
-        seed=args.seed, max_minutes=args.max_minutes, device=args.device, init_from=args.init_from)
+    options = {"steps": args.steps or defaults.steps, "batch": args.batch or defaults.batch,
+               "lr": args.lr or defaults.lr, "seed": args.seed, "max_minutes": args.max_minutes, "device": args.device}
+    if args.init_from:
+        if not hasattr(defaults, "init_from"):
+            raise Seed3DError(f"--init-from does not apply to {args.train_command} (it starts from stage 1)")
+        options["init_from"] = args.init_from
+    config = getattr(mod, config_name)(**options)
     update, close = _progress_bar(args.train_command)
     try:
         final = getattr(mod, fn_name)(args.data, args.out or f"runs/{args.train_command}", config, progress=update)

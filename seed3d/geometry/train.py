@@ -27,6 +27,7 @@ from seed3d.condition.text import TEXT_DIM
 from seed3d.errors import AssetFormatError, InvalidInputError
 from seed3d.geometry.coarse import CoarseFlow, CoarseFlowConfig
 from seed3d.geometry.conditioning import ConditionerConfig, ShapeConditioner
+from seed3d.geometry.detail import DetailFlow, DetailFlowConfig, coarse_support
 from seed3d.geometry.vae import ShapeVAE, ShapeVAEConfig, sdf_loss
 from seed3d.nn.dit import pad_tokens
 from seed3d.nn.flow import flow_loss, interpolate, sample_timesteps
@@ -377,3 +378,149 @@ def train_coarse(data: PathType, out: PathType, config: CoarseTrainConfig | None
                                                  "vae_sha256": _sha256(vae_dir / "model.safetensors"),
                                                  "latent_scale": latent_scale},
                       progress=progress, show=("loss", "anchor_loss"))
+
+
+# ------------------------------------------------------------------------------------------ stage 2 (detail)
+
+
+@dataclass
+class DetailTrainConfig(TrainConfig):
+    """Settings of a stage-2 flow training run: detail latents at the voxel centres of each shape's dilated
+    surface, initialised from stage 1, conditioned by stage 1's (frozen) conditioner."""
+
+    steps: int = 2000
+    """Optimiser steps."""
+    batch: int = 8
+    """Shapes per step."""
+    lr: float = 2e-4
+    """Peak learning rate."""
+    warmup: int = 100
+    """Warm-up steps."""
+    vae: str = "weights/geometry-vae"
+    """Shape VAE folder (it encodes each shape at its support positions)."""
+    coarse: str = "weights/geometry-coarse"
+    """Stage-1 folder (``flow/`` initialises the model, ``conditioner/`` makes the condition tokens)."""
+    image_share: float = 0.4
+    """Share of samples conditioned on an image only."""
+    text_share: float = 0.3
+    """Share conditioned on the text only (the rest get both)."""
+    drop_condition: float = 0.1
+    """Share trained with the null condition."""
+    model: DetailFlowConfig = field(default_factory=DetailFlowConfig)
+    """Flow sizes and support settings (trunk sizes must match stage 1)."""
+
+
+class DetailModel(nn.Module):
+    """The stage-2 flow with stage 1's conditioner frozen beside it (only the flow is saved)."""
+
+    def __init__(self, flow: DetailFlow, conditioner: ShapeConditioner) -> None:
+        super().__init__()
+        self.flow = flow
+        self.conditioner = conditioner.requires_grad_(False).eval()
+
+    def save_pretrained(self, path: PathType, overwrite: bool = False, extra_files: dict[str, str] | None = None
+                        ) -> Path:
+        """Write the detail flow's model folder."""
+        return self.flow.save_pretrained(path, overwrite=overwrite, extra_files=extra_files)
+
+
+def support_latents(vae: ShapeVAE, data: dict[str, np.ndarray], cfg: DetailFlowConfig,
+                    progress: ProgressCallback | None = None) -> dict[str, np.ndarray]:
+    """Per shape: its support positions (the dilated voxelised surface, padded to ``max_tokens``), their mask and
+    the VAE latent encoded at those positions."""
+    c = vae.config
+    n = len(data["surface_points"])
+    pos = np.zeros((n, cfg.max_tokens, 3), np.float32)
+    mask = np.zeros((n, cfg.max_tokens), bool)
+    feats = np.zeros((n, cfg.max_tokens, c.latent_dim), np.float32)
+    for i in range(n):
+        sup = coarse_support(data["surface_points"][i], cfg.resolution, cfg.dilation, cfg.max_tokens)
+        p = np.concatenate([data["surface_points"][i, : c.surface_points], data["sharp_points"][i, : c.sharp_points]])
+        nr = np.concatenate([data["surface_normals"][i, : c.surface_points],
+                             data["sharp_normals"][i, : c.sharp_points]])
+        n_surface = min(data["surface_points"].shape[1], c.surface_points)
+        sh = np.concatenate([np.zeros(n_surface, bool), data["sharp_on_edge"][i, : c.sharp_points]])
+        with torch.no_grad():
+            lat = vae.encode(torch.from_numpy(p.astype(np.float32))[None],
+                             torch.from_numpy(nr.astype(np.float32))[None], torch.from_numpy(sh)[None],
+                             anchors=torch.from_numpy(sup)[None])
+        pos[i, : len(sup)], mask[i, : len(sup)], feats[i, : len(sup)] = sup, True, lat.feats[0].numpy()
+        if progress is not None and (i % 16 == 15 or i == n - 1):
+            progress((i + 1) / n, f"encoded supports {i + 1}/{n}")
+    return {"positions": pos, "mask": mask, "feats": feats}
+
+
+def make_detail_batch(latents: dict[str, np.ndarray], views: dict[str, np.ndarray],
+                      text: tuple[np.ndarray, np.ndarray], step: int, cfg: DetailTrainConfig, latent_scale: float,
+                      augmenter: ViewAugmenter) -> dict[str, torch.Tensor]:
+    """The batch of ``step``: clean feats at support positions, their mask, noise, times and the condition."""
+    rng = np.random.default_rng([cfg.seed, step])
+    n = len(latents["positions"])
+    idx = rng.choice(n, cfg.batch, replace=n < cfg.batch)
+    view = rng.integers(0, views["cond_rgb"].shape[1], cfg.batch)
+    images = augmenter(views["cond_rgb"][idx, view], views["cond_alpha"][idx, view],
+                       views["cond_background"][idx, view], generator=int(rng.integers(1 << 62))).rgb
+    mode = rng.random(cfg.batch)
+    gen = torch.Generator().manual_seed(int(rng.integers(1 << 62)))
+    x0 = torch.from_numpy(latents["feats"][idx] / latent_scale)
+    return {"x0": x0, "noise": torch.randn(x0.shape, generator=gen), "t": sample_timesteps(cfg.batch, gen),
+            "positions": torch.from_numpy(latents["positions"][idx]), "mask": torch.from_numpy(latents["mask"][idx]),
+            "images": images, "text": torch.from_numpy(text[0][idx].astype(np.float32)),
+            "text_mask": torch.from_numpy(text[1][idx]), "use_image": torch.from_numpy(mode < 1 - cfg.text_share),
+            "use_text": torch.from_numpy(mode >= cfg.image_share),
+            "drop": torch.from_numpy(rng.random(cfg.batch) < cfg.drop_condition)}
+
+
+def detail_losses(model: DetailModel, batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """Rectified-flow velocity loss of the detail flow over real (unpadded) tokens."""
+    with torch.no_grad():
+        cond, mask = model.conditioner(batch["images"], batch["text"], batch["text_mask"], batch["use_image"],
+                                       batch["use_text"])
+    null, null_mask = model.flow.null_condition(cond.shape[0], cond.shape[1])
+    cond = torch.where(batch["drop"][:, None, None], null.to(cond.dtype), cond)
+    mask = torch.where(batch["drop"][:, None], null_mask, mask)
+    x0, noise, t, keys = batch["x0"], batch["noise"], batch["t"], batch["mask"]
+    pred = model.flow(interpolate(x0, noise, t), t, cond, mask, positions=batch["positions"], key_mask=keys)
+    return {"loss": flow_loss(pred.float(), x0, noise, keys)}
+
+
+def train_detail(data: PathType, out: PathType, config: DetailTrainConfig | None = None,
+                 progress: ProgressCallback | None = None) -> Path:
+    """Train (or resume) the stage-2 detail flow; returns its model folder."""
+    cfg = config or DetailTrainConfig()
+    check_device(cfg.device)
+    vae_dir, coarse_dir = Path(cfg.vae), Path(cfg.coarse)
+    for folder, what in ((vae_dir, "shape VAE"), (coarse_dir / "flow", "stage-1 flow")):
+        if not (folder / "model.safetensors").is_file():
+            raise InvalidInputError(f"{folder}: no {what} there (train it first)")
+    torch.manual_seed(cfg.seed)
+    coarse = CoarseFlow.from_pretrained(coarse_dir / "flow")
+    model = DetailModel(DetailFlow(cfg.model), ShapeConditioner.from_pretrained(coarse_dir / "conditioner"))
+    out = Path(out)
+    key = f"{_sha256(vae_dir / 'model.safetensors')[:12]}-{cfg.model.resolution}-{cfg.model.dilation}-" \
+          f"{cfg.model.max_tokens}"
+    cache = out / f"supports-{key}.npz"
+    if cache.is_file():
+        with np.load(cache) as z:
+            latents = {k: z[k] for k in z.files}
+    else:
+        latents = support_latents(ShapeVAE.from_pretrained(vae_dir).eval(),
+                                  load_geometry(data, "train", fields=VAE_FIELDS[:5]), cfg.model, progress)
+        out.mkdir(parents=True, exist_ok=True)
+        with atomic_file(cache) as tmp, open(tmp, "wb") as f:
+            np.savez(f, **latents)
+    latent_scale = float(latents["feats"][latents["mask"]].std())
+    model.flow.config.extra = {**model.flow.config.extra, "latent_scale": latent_scale}
+    views = load_views(data, "train")
+    text = encode_descriptions([str(d) for d in views["description"]], progress=progress)
+    augmenter = ViewAugmenter(AugmentConfig(size=model.conditioner.image_size))
+
+    def init() -> None:
+        warm_start(model.flow, DetailFlow.from_coarse(coarse, cfg.model).state_dict(), str(coarse_dir / "flow"))
+
+    return train_loop(model, cfg, out,
+                      lambda step: make_detail_batch(latents, views, text, step, cfg, latent_scale, augmenter),
+                      detail_losses,  # type: ignore[arg-type]
+                      on_fresh_start=init, info={"train_shapes": len(latents["positions"]), "vae": str(vae_dir),
+                                                 "coarse": str(coarse_dir), "latent_scale": latent_scale},
+                      progress=progress)

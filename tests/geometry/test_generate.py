@@ -95,3 +95,29 @@ def test_generator_makes_a_closed_mesh_in_meters_deterministically(trained: tupl
 
 def test_coarse_grid_fits_the_truncation_band() -> None:
     assert coarse_grid(256, 0.1) == 64 and coarse_grid(128, 0.1) == 64 and coarse_grid(256, 0.2) == 32
+
+
+def test_stage2_training_starts_from_stage1_and_generation_uses_it(trained: tuple[Path, Path, Path],
+                                                                   tmp_path: Path) -> None:
+    from seed3d.geometry.detail import DetailFlowConfig
+    from seed3d.geometry.train import DetailTrainConfig, train_detail
+
+    data, vae, coarse = trained
+    detail_cfg = DetailFlowConfig(latent_dim=8, width=32, depth=1, heads=2, cond_dim=32, resolution=8, dilation=0,
+                                  max_tokens=24)
+    run = DetailTrainConfig(steps=2, batch=2, warmup=1, checkpoint_every=1, log_every=1, vae=str(vae),
+                            coarse=str(coarse), model=detail_cfg)
+    final = train_detail(data, tmp_path / "detail", run)
+    info = json.loads((final / "training.json").read_text())
+    assert info["steps"] == 2 and info["latent_scale"] > 0 and list((tmp_path / "detail").glob("supports-*.npz"))
+    gen = ShapeGenerator.from_folders(vae, coarse, final)
+    image = (np.random.default_rng(0).random((40, 40, 3)) * 255).astype(np.uint8)
+    cond, mask = gen.condition(image=image)
+    opts = GenerateOptions(steps=2, seed=3)
+    latent = gen.sample_latent(cond, mask, opts)
+    assert 0 < latent.anchors.shape[1] <= 24  # the latent now sits on the detail support
+    assert torch.equal(gen.sample_latent(cond, mask, opts).feats, latent.feats)
+    coarse_only = gen.sample_latent(cond, mask, GenerateOptions(steps=2, seed=3, detail=False))
+    assert coarse_only.anchors.shape[1] == TINY_FLOW.num_tokens
+    with pytest.raises(InvalidInputError, match="no stage-1 flow"):
+        train_detail(data, tmp_path / "d2", DetailTrainConfig(vae=str(vae), coarse=str(tmp_path / "none")))
