@@ -137,8 +137,8 @@ class FromPredicted:
     """Articulation from predicted parts: merge, segment, complete, name parts after their matched truth."""
 
     def __init__(self, model: Path | None) -> None:
-        from seed3d.cli import weights_component
         from seed3d.parts.segment import Segmenter
+        from seed3d.pipeline import weights_component
 
         self.model = model or weights_component("part_segmenter")
         self.segmenter = Segmenter.from_pretrained(self.model)

@@ -296,7 +296,7 @@ def main() -> None:
     parser.add_argument("--guidance", type=float, default=3.0, help="guidance scale for --generation")
     parser.add_argument("--out", default=str(RESULTS / "geometry.json"))
     args = parser.parse_args()
-    from seed3d.cli import weights_component
+    from seed3d.pipeline import weights_component
 
     model = Path(args.model) if args.model else weights_component("geometry_vae")
     vae = ShapeVAE.from_pretrained(model).eval()

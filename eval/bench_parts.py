@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 
 from seed3d.asset import atomic_file
-from seed3d.cli import weights_component
 from seed3d.parts.segment import Segmenter, match_parts
 from seed3d.parts.train import load_points
+from seed3d.pipeline import weights_component
 
 RESULTS = Path(__file__).parent / "results"
 PALETTE = np.array([[200, 200, 200], [230, 80, 60], [60, 140, 230], [90, 190, 90], [240, 180, 40], [160, 90, 210],

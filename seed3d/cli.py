@@ -172,18 +172,38 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def weights_component(name: str, root: str | Path | None = None) -> Path:
-    """Folder of component ``name`` listed in ``weights/pipeline.json`` (``root``, else $SEED3D_WEIGHTS, else
-    the ``weights`` folder of the source checkout)."""
-    base = Path(root or os.environ.get("SEED3D_WEIGHTS") or Path(__file__).resolve().parents[1] / "weights")
-    manifest = base / "pipeline.json"
-    if not manifest.is_file():
-        raise Seed3DError(f"{manifest}: no weights manifest (set SEED3D_WEIGHTS or pass --weights)")
+def cmd_generate(args: argparse.Namespace) -> int:
+    """Generate a sim-ready asset from an image and/or a text, export it and validate it."""
+    from seed3d.asset import atomic_file
+    from seed3d.physics.validate import validate_path
+    from seed3d.pipeline import PipelineOptions, Seed3DPipeline, stage_list
+
+    if not args.image and not args.text:
+        raise Seed3DError("give --image PATH, --text TEXT or both")
+    if args.image and not Path(args.image).is_file():
+        raise Seed3DError(f"{args.image}: no such file")
+    out = Path(args.output)
+    if out.exists() and not args.overwrite:
+        raise Seed3DError(f"{out} exists (use --overwrite to replace it)")
+    options = PipelineOptions(stages=stage_list(args.stages), seed=args.seed, steps=args.steps,
+                              guidance=args.guidance, resolution=args.resolution, target_faces=args.faces,
+                              category=args.category, device=args.device)
+    pipe = Seed3DPipeline.from_pretrained(args.weights, device=args.device)
+    update, close = _progress_bar("generate")
     try:
-        comp = json.loads(manifest.read_text())["components"][name]
-    except (json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise Seed3DError(f"{manifest}: lists no component {name!r} ({type(exc).__name__})") from None
-    return base / comp["path"]
+        asset = pipe(image=args.image, text=args.text, options=options, name=args.name,
+                     progress=lambda stage, f, m: update(f, f"{stage}: {m}"))
+    finally:
+        close()
+    written = _write_sim_ready(asset, out, args.formats, overwrite=args.overwrite)
+    report = validate_path(out)
+    with atomic_file(out / "report.json") as tmp:
+        tmp.write_text(json.dumps({**report.to_dict(), "timings": asset.metadata.get("timings", {})}, indent=2)
+                       + "\n")
+    written["report"] = out / "report.json"
+    _print_written(written)
+    print(report.summary())
+    return report.exit_code
 
 
 def cmd_articulate(args: argparse.Namespace) -> int:
@@ -194,6 +214,7 @@ def cmd_articulate(args: argparse.Namespace) -> int:
     from seed3d.parts import decompose
     from seed3d.parts.segment import Segmenter
     from seed3d.physics.validate import validate_path
+    from seed3d.pipeline import weights_component
 
     src = Path(args.input)
     out = Path(args.output)
@@ -312,6 +333,27 @@ def build_parser() -> argparse.ArgumentParser:
                    help="exports to write: comma-separated, or 'none' (default: all)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing output folder")
     p.set_defaults(func=cmd_articulate)
+
+    p = sub.add_parser("generate", help=cmd_generate.__doc__, description=cmd_generate.__doc__ + (
+        " Today the pipeline runs the geometry stage (one watertight body, sized from the text or the category); "
+        "texture, parts and articulation are not wired in yet."))
+    p.add_argument("--image", metavar="PATH", help="reference image (PNG/JPEG/...; alpha or a plain background)")
+    p.add_argument("--text", metavar="TEXT", help="description (size words such as '80 cm tall' set the size)")
+    p.add_argument("-o", "--output", required=True, help="output asset folder (with exports and report.json)")
+    p.add_argument("--seed", type=_non_negative, default=0, help="seed (same inputs and seed -> same asset)")
+    p.add_argument("--stages", default="geometry", help="comma-separated stages to run (default: geometry)")
+    p.add_argument("--formats", type=_formats, default="glb,urdf,mjcf,usd",
+                   help="exports to write: comma-separated, or 'none' (default: all)")
+    p.add_argument("--faces", type=_positive, default=50_000, help="faces after decimation (default 50000)")
+    p.add_argument("--steps", type=_positive, default=25, help="flow sampling steps (default 25)")
+    p.add_argument("--guidance", type=float, default=3.0, help="classifier-free guidance scale (default 3)")
+    p.add_argument("--resolution", type=_positive, default=256, help="surface extraction grid (default 256)")
+    p.add_argument("--category", help="category whose typical size applies when the text gives none")
+    p.add_argument("--name", default="generated", help="asset name (default: generated)")
+    p.add_argument("--weights", metavar="DIR", help="weights folder with pipeline.json (default: shipped)")
+    p.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="device (default cpu)")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing output folder")
+    p.set_defaults(func=cmd_generate)
 
     p = sub.add_parser("data", help="training data sets made from the procedural categories",
                        description="Training data sets made from the procedural categories.")
