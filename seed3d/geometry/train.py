@@ -174,13 +174,13 @@ class CoarseTrainConfig(TrainConfig):
     """Settings of a stage-1 flow training run: the flow and the image encoder learn together on VAE latents of
     the train split, conditioned on an augmented view, on the description, or on both."""
 
-    steps: int = 3000
+    steps: int = 700
     """Optimiser steps."""
     batch: int = 16
     """Shapes per step."""
-    lr: float = 3e-4
+    lr: float = 5e-4
     """Peak learning rate."""
-    warmup: int = 200
+    warmup: int = 50
     """Warm-up steps."""
     vae: str = "weights/geometry-vae"
     """Shape VAE folder whose latents the flow learns."""
@@ -196,7 +196,7 @@ class CoarseTrainConfig(TrainConfig):
     """Start a fresh run from a saved stage-1 folder (its flow/ and conditioner/)."""
     conditioner: ConditionerConfig = field(default_factory=ConditionerConfig)
     """Image encoder and condition-token sizes."""
-    model: CoarseFlowConfig = field(default_factory=lambda: CoarseFlowConfig(width=256, depth=6, heads=8,
+    model: CoarseFlowConfig = field(default_factory=lambda: CoarseFlowConfig(width=192, depth=6, heads=6,
                                                                              num_tokens=128))
     """Flow sizes."""
 
@@ -406,7 +406,7 @@ class DetailTrainConfig(TrainConfig):
     """Share conditioned on the text only (the rest get both)."""
     drop_condition: float = 0.1
     """Share trained with the null condition."""
-    model: DetailFlowConfig = field(default_factory=DetailFlowConfig)
+    model: DetailFlowConfig = field(default_factory=lambda: DetailFlowConfig(width=192, depth=6, heads=6))
     """Flow sizes and support settings (trunk sizes must match stage 1)."""
 
 
