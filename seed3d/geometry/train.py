@@ -270,6 +270,29 @@ def cached_latents(vae_dir: Path, data_root: PathType, split: str, num_tokens: i
     return out
 
 
+def _condition_batch(views: dict[str, np.ndarray], text: tuple[np.ndarray, np.ndarray], idx: np.ndarray,
+                     rng: np.random.Generator, cfg: CoarseTrainConfig | DetailTrainConfig,
+                     augmenter: ViewAugmenter) -> dict[str, torch.Tensor]:
+    """The condition part of a flow batch: one augmented view per shape, its text tokens, which streams each
+    sample uses (image only, text only or both, in ``cfg``'s shares) and which samples drop to the null."""
+    view = rng.integers(0, views["cond_rgb"].shape[1], len(idx))
+    images = augmenter(views["cond_rgb"][idx, view], views["cond_alpha"][idx, view],
+                       views["cond_background"][idx, view], generator=int(rng.integers(1 << 62))).rgb
+    mode = rng.random(len(idx))
+    return {"images": images, "text": torch.from_numpy(text[0][idx].astype(np.float32)),
+            "text_mask": torch.from_numpy(text[1][idx]), "use_image": torch.from_numpy(mode < 1 - cfg.text_share),
+            "use_text": torch.from_numpy(mode >= cfg.image_share),
+            "drop": torch.from_numpy(rng.random(len(idx)) < cfg.drop_condition)}
+
+
+def _drop_condition(flow: CoarseFlow | DetailFlow, cond: torch.Tensor, mask: torch.Tensor, drop: torch.Tensor
+                    ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Swap the condition of the ``drop`` samples for the flow's learned null condition (CFG training)."""
+    null, null_mask = flow.null_condition(cond.shape[0], cond.shape[1])
+    cond, mask = pad_tokens(cond, mask, null.shape[1])
+    return torch.where(drop[:, None, None], null.to(cond.dtype), cond), torch.where(drop[:, None], null_mask, mask)
+
+
 def make_coarse_batch(latents: dict[str, np.ndarray], views: dict[str, np.ndarray], text: tuple[np.ndarray, np.ndarray],
                       step: int, cfg: CoarseTrainConfig, latent_scale: float,
                       augmenter: ViewAugmenter) -> dict[str, torch.Tensor]:
@@ -277,35 +300,21 @@ def make_coarse_batch(latents: dict[str, np.ndarray], views: dict[str, np.ndarra
     rng = np.random.default_rng([cfg.seed, step])
     n = len(latents["anchors"])
     idx = rng.choice(n, cfg.batch, replace=n < cfg.batch)
-    view = rng.integers(0, views["cond_rgb"].shape[1], cfg.batch)
-    images = augmenter(views["cond_rgb"][idx, view], views["cond_alpha"][idx, view],
-                       views["cond_background"][idx, view], generator=int(rng.integers(1 << 62))).rgb
-    mode = rng.random(cfg.batch)
-    use_image = mode < cfg.image_share + (1 - cfg.image_share - cfg.text_share)
-    use_text = mode >= cfg.image_share
+    condition = _condition_batch(views, text, idx, rng, cfg, augmenter)
     perm = np.stack([rng.permutation(cfg.num_tokens) for _ in range(cfg.batch)])
     anchors = np.take_along_axis(latents["anchors"][idx], perm[..., None], 1)
     feats = np.take_along_axis(latents["feats"][idx], perm[..., None], 1) / latent_scale
     gen = torch.Generator().manual_seed(int(rng.integers(1 << 62)))
     t = sample_timesteps(cfg.batch, gen)
     x0 = torch.cat([torch.from_numpy(anchors) * cfg.model.anchor_scale, torch.from_numpy(feats.astype(np.float32))], -1)
-    return {"x0": x0, "noise": torch.randn(x0.shape, generator=gen), "t": t, "images": images,
-            "text": torch.from_numpy(text[0][idx].astype(np.float32)), "text_mask": torch.from_numpy(text[1][idx]),
-            "use_image": torch.from_numpy(use_image), "use_text": torch.from_numpy(use_text),
-            "drop": torch.from_numpy(rng.random(cfg.batch) < cfg.drop_condition)}
+    return {"x0": x0, "noise": torch.randn(x0.shape, generator=gen), "t": t, **condition}
 
 
 def coarse_losses(model: CoarseModel, batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
     """Rectified-flow velocity loss of the stage-1 flow (the conditioner trains through it)."""
     cond, mask = model.conditioner(batch["images"], batch["text"], batch["text_mask"], batch["use_image"],
                                    batch["use_text"])
-    null, null_mask = model.flow.null_condition(cond.shape[0], cond.shape[1])
-    null, null_mask = null.to(cond.dtype), null_mask
-    if null.shape[1] > cond.shape[1]:
-        cond, mask = pad_tokens(cond, mask, null.shape[1])
-    drop = batch["drop"]
-    cond = torch.where(drop[:, None, None], null, cond)
-    mask = torch.where(drop[:, None], null_mask, mask)
+    cond, mask = _drop_condition(model.flow, cond, mask, batch["drop"])
     x0, noise, t = batch["x0"], batch["noise"], batch["t"]
     pred = model.flow(interpolate(x0, noise, t), t, cond, mask)
     loss = flow_loss(pred.float(), x0, noise)
@@ -457,18 +466,12 @@ def make_detail_batch(latents: dict[str, np.ndarray], views: dict[str, np.ndarra
     rng = np.random.default_rng([cfg.seed, step])
     n = len(latents["positions"])
     idx = rng.choice(n, cfg.batch, replace=n < cfg.batch)
-    view = rng.integers(0, views["cond_rgb"].shape[1], cfg.batch)
-    images = augmenter(views["cond_rgb"][idx, view], views["cond_alpha"][idx, view],
-                       views["cond_background"][idx, view], generator=int(rng.integers(1 << 62))).rgb
-    mode = rng.random(cfg.batch)
+    condition = _condition_batch(views, text, idx, rng, cfg, augmenter)
     gen = torch.Generator().manual_seed(int(rng.integers(1 << 62)))
     x0 = torch.from_numpy(latents["feats"][idx] / latent_scale)
     return {"x0": x0, "noise": torch.randn(x0.shape, generator=gen), "t": sample_timesteps(cfg.batch, gen),
             "positions": torch.from_numpy(latents["positions"][idx]), "mask": torch.from_numpy(latents["mask"][idx]),
-            "images": images, "text": torch.from_numpy(text[0][idx].astype(np.float32)),
-            "text_mask": torch.from_numpy(text[1][idx]), "use_image": torch.from_numpy(mode < 1 - cfg.text_share),
-            "use_text": torch.from_numpy(mode >= cfg.image_share),
-            "drop": torch.from_numpy(rng.random(cfg.batch) < cfg.drop_condition)}
+            **condition}
 
 
 def detail_losses(model: DetailModel, batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
@@ -476,9 +479,7 @@ def detail_losses(model: DetailModel, batch: dict[str, torch.Tensor]) -> dict[st
     with torch.no_grad():
         cond, mask = model.conditioner(batch["images"], batch["text"], batch["text_mask"], batch["use_image"],
                                        batch["use_text"])
-    null, null_mask = model.flow.null_condition(cond.shape[0], cond.shape[1])
-    cond = torch.where(batch["drop"][:, None, None], null.to(cond.dtype), cond)
-    mask = torch.where(batch["drop"][:, None], null_mask, mask)
+    cond, mask = _drop_condition(model.flow, cond, mask, batch["drop"])
     x0, noise, t, keys = batch["x0"], batch["noise"], batch["t"], batch["mask"]
     pred = model.flow(interpolate(x0, noise, t), t, cond, mask, positions=batch["positions"], key_mask=keys)
     return {"loss": flow_loss(pred.float(), x0, noise, keys)}
