@@ -180,8 +180,12 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
     if not args.image and not args.text:
         raise Seed3DError("give --image PATH, --text TEXT or both")
-    if args.image and not Path(args.image).is_file():
-        raise Seed3DError(f"{args.image}: no such file")
+    if args.image:
+        from seed3d.condition.image import load_image
+
+        if not Path(args.image).is_file():
+            raise Seed3DError(f"{args.image}: no such file")
+        load_image(args.image)  # refuse a file that is not an image before loading any model
     out = Path(args.output)
     if out.exists() and not args.overwrite:
         raise Seed3DError(f"{out} exists (use --overwrite to replace it)")
