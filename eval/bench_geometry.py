@@ -80,8 +80,9 @@ def _input(vae: ShapeVAE, pts: np.ndarray, nrm: np.ndarray, sharp_pts: np.ndarra
 
 
 def synth_rows(vae: ShapeVAE, data: dict[str, np.ndarray], tokens: list[int], resolution: int,
-               per_category: int) -> list[dict[str, Any]]:
-    """Reconstruction metrics per (test shape, token count)."""
+               per_category: int, keep: dict[str, dict[str, Mesh]] | None = None) -> list[dict[str, Any]]:
+    """Reconstruction metrics per (test shape, token count); the first shape of each category's meshes go into
+    ``keep`` (sample id -> {tokens: mesh}) for the picture."""
     rows = []
     picks = _pick(data["category"], per_category)
     for n, i in enumerate(picks):
@@ -98,6 +99,9 @@ def synth_rows(vae: ShapeVAE, data: dict[str, np.ndarray], tokens: list[int], re
                 rows.append(row)
                 continue
             row.update(score(mesh, data["surface_points"][i], data["surface_normals"][i]))
+            if keep is not None and (str(data["sample_id"][i]) in keep or
+                                     str(data["category"][i]) not in {k.rsplit("_", 1)[0] for k in keep}):
+                keep.setdefault(str(data["sample_id"][i]), {})[str(m)] = mesh
             pred_inside = sdf(data["vol_points"][i].astype(np.float32)) < 0  # type: ignore[operator]
             row["volume_iou"] = volume_iou(pred_inside, data["vol_sdf"][i] < 0)
             row["seconds"] = round(time.perf_counter() - t0, 2)
@@ -170,7 +174,8 @@ def _view_tensor(views: dict[str, np.ndarray], index: np.ndarray, size: int) -> 
 
 
 def generation_rows(gen: Any, test: dict[str, np.ndarray], train: dict[str, np.ndarray], per_category: int,
-                    resolution: int, steps: int, guidance: float) -> list[dict[str, Any]]:
+                    resolution: int, steps: int, guidance: float,
+                    keep: dict[str, dict[str, Mesh]] | None = None) -> list[dict[str, Any]]:
     """Image -> shape and text -> shape on test samples, each beside its retrieval baseline: the training shape
     whose conditioning embedding (the image encoder's pooled vector; MiniLM's sentence vector) is nearest."""
     from seed3d.condition.text import default_text_encoder
@@ -205,6 +210,8 @@ def generation_rows(gen: Any, test: dict[str, np.ndarray], train: dict[str, np.n
             try:
                 mesh = gen.extract(latent, resolution)
                 row.update(score(mesh, gt_p, gt_n))
+                if keep is not None and n < 9:
+                    keep.setdefault(row["sample"], {})[f"{mode} -> shape"] = mesh
                 sdf = gen.vae.sdf_function(latent)
                 row["volume_iou"] = volume_iou(sdf(test["vol_points"][i].astype(np.float32)) < 0,
                                                test["vol_sdf"][i] < 0)
@@ -244,6 +251,38 @@ def summarise(rows: list[dict[str, Any]], tokens: list[int]) -> dict[str, dict[s
         out[str(m)] = {k: round(float(np.mean([r[k] for r in sel if k in r])), 4) for k in METRICS
                        if any(k in r for r in sel)}
     return out
+
+
+def _render(target: Any, renderer: Any, size: int = 160) -> np.ndarray:
+    from seed3d.asset import PBRMaterial
+    from seed3d.render import Lighting, orbit_camera
+
+    cam = orbit_camera(target, 35.0, 25.0, size)
+    grey = None if not isinstance(target, Mesh) else PBRMaterial(base_color=(0.7, 0.7, 0.72, 1.0), roughness=0.6)
+    rgba = renderer.render_image(target, cam, Lighting(), material=grey)
+    rgb = rgba[..., :3] * rgba[..., 3:] + (1 - rgba[..., 3:])
+    return (np.clip(rgb, 0, 1) * 255).astype(np.uint8)
+
+
+def picture(rows: dict[str, dict[str, Mesh]], path: Path, title: str) -> None:
+    """One row per shape: the synth ground truth, then each kept mesh (e.g. per token count or per input)."""
+    from seed3d.render import get_renderer
+    from seed3d.scene.image import picture_grid, save_png
+    from seed3d.synth import generate
+
+    renderer = get_renderer()
+    images, captions = [], []
+    for sample, meshes in rows.items():
+        category, seed = sample.rsplit("_", 1)
+        images.append(_render(generate(category, int(seed)), renderer))
+        captions.append(f"{sample} truth")
+        for key, mesh in meshes.items():
+            images.append(_render(mesh, renderer))
+            captions.append(f"{key}")
+    renderer.close()
+    grid = picture_grid(images, columns=1 + max(len(m) for m in rows.values()), tile=200, captions=captions)
+    save_png(path, grid)
+    print(f"wrote {path} ({title})")
 
 
 def plot(summary: dict[str, dict[str, float]], foreign: dict[str, dict[str, float]], path: Path) -> None:
@@ -311,7 +350,10 @@ def main() -> None:
     data = load_geometry(args.data, "test", fields=fields)
     if not args.no_vae:
         t0 = time.perf_counter()
-        rows = synth_rows(vae, data, args.tokens, args.resolution, args.per_category)
+        keep: dict[str, dict[str, Mesh]] = {}
+        rows = synth_rows(vae, data, args.tokens, args.resolution, args.per_category, keep)
+        picture({k: {f"{t} tokens": m for t, m in v.items()} for k, v in list(keep.items())[:9]},
+                out.with_name("geometry_vae_examples.png"), "VAE reconstructions")
         summary = summarise(rows, args.tokens)
         print("synth test split (unit bbox diagonal):")
         for m, s in summary.items():
@@ -338,8 +380,10 @@ def main() -> None:
                                                           "surface_normals", "cond_rgb", "cond_alpha",
                                                           "cond_background"))
         views = load_geometry(args.data, "test", fields=("cond_rgb", "cond_alpha", "cond_background"))
+        gkeep: dict[str, dict[str, Mesh]] = {}
         grows = generation_rows(gen, {**data, **views}, train, args.per_category, args.resolution, args.steps,
-                                args.guidance)
+                                args.guidance, gkeep)
+        picture(gkeep, out.with_name("geometry_generation_examples.png"), "generated shapes")
         gsum = summarise_generation(grows)
         for mode, s in gsum.items():
             print(f"  {mode} -> shape: generated " + "  ".join(f"{k} {v:.4f}" for k, v in s["generated"].items()))
