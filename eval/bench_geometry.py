@@ -43,13 +43,16 @@ FOREIGN = (("pymeshlab", "tests/sample_meshes/bunny.obj"), ("pymeshlab", "tests/
 METRICS = ("chamfer_l1", "f@0.01", "f@0.02", "f@0.05", "normal_consistency", "volume_iou")
 
 
-def _pick(categories: np.ndarray, per_category: int) -> list[int]:
+def _pick(categories: np.ndarray, per_category: int, limit: int | None = None) -> list[int]:
+    """The first ``per_category`` samples of each category; ``limit`` keeps that many, spread evenly."""
     seen: dict[str, int] = {}
     out = []
     for i, c in enumerate(categories):
         if seen.get(str(c), 0) < per_category:
             seen[str(c)] = seen.get(str(c), 0) + 1
             out.append(i)
+    if limit is not None and limit < len(out):
+        out = [out[j] for j in np.linspace(0, len(out) - 1, limit).round().astype(int)]
     return out
 
 
@@ -80,11 +83,12 @@ def _input(vae: ShapeVAE, pts: np.ndarray, nrm: np.ndarray, sharp_pts: np.ndarra
 
 
 def synth_rows(vae: ShapeVAE, data: dict[str, np.ndarray], tokens: list[int], resolution: int,
-               per_category: int, keep: dict[str, dict[str, Mesh]] | None = None) -> list[dict[str, Any]]:
+               per_category: int, keep: dict[str, dict[str, Mesh]] | None = None,
+               limit: int | None = None) -> list[dict[str, Any]]:
     """Reconstruction metrics per (test shape, token count); the first shape of each category's meshes go into
     ``keep`` (sample id -> {tokens: mesh}) for the picture."""
     rows = []
-    picks = _pick(data["category"], per_category)
+    picks = _pick(data["category"], per_category, limit)
     for n, i in enumerate(picks):
         p, nrm, s = _input(vae, data["surface_points"][i], data["surface_normals"][i], data["sharp_points"][i],
                            data["sharp_normals"][i], data["sharp_on_edge"][i])
@@ -175,7 +179,8 @@ def _view_tensor(views: dict[str, np.ndarray], index: np.ndarray, size: int) -> 
 
 def generation_rows(gen: Any, test: dict[str, np.ndarray], train: dict[str, np.ndarray], per_category: int,
                     resolution: int, steps: int, guidance: float,
-                    keep: dict[str, dict[str, Mesh]] | None = None) -> list[dict[str, Any]]:
+                    keep: dict[str, dict[str, Mesh]] | None = None, limit: int | None = None
+                    ) -> list[dict[str, Any]]:
     """Image -> shape and text -> shape on test samples, each beside its retrieval baseline: the training shape
     whose conditioning embedding (the image encoder's pooled vector; MiniLM's sentence vector) is nearest."""
     from seed3d.condition.text import default_text_encoder
@@ -183,7 +188,7 @@ def generation_rows(gen: Any, test: dict[str, np.ndarray], train: dict[str, np.n
 
     size = gen.conditioner.image_size
     text_enc = default_text_encoder()
-    picks = _pick(test["category"], per_category)
+    picks = _pick(test["category"], per_category, limit)
     with torch.no_grad():
         feats = []
         for s in range(0, len(train["surface_points"]), 64):
@@ -210,7 +215,7 @@ def generation_rows(gen: Any, test: dict[str, np.ndarray], train: dict[str, np.n
             try:
                 mesh = gen.extract(latent, resolution)
                 row.update(score(mesh, gt_p, gt_n))
-                if keep is not None and n < 9:
+                if keep is not None and (len(keep) < 9 or row["sample"] in keep):
                     keep.setdefault(row["sample"], {})[f"{mode} -> shape"] = mesh
                 sdf = gen.vae.sdf_function(latent)
                 row["volume_iou"] = volume_iou(sdf(test["vol_points"][i].astype(np.float32)) < 0,
@@ -326,6 +331,7 @@ def main() -> None:
     parser.add_argument("--data", default="data/synth")
     parser.add_argument("--tokens", type=int, nargs="+", default=[128, 256, 512, 1024])
     parser.add_argument("--per-category", type=int, default=2)
+    parser.add_argument("--limit", type=int, help="keep this many test shapes, spread over the categories")
     parser.add_argument("--resolution", type=int, default=128)
     parser.add_argument("--no-foreign", action="store_true")
     parser.add_argument("--no-vae", action="store_true", help="skip the VAE reconstruction part")
@@ -351,13 +357,15 @@ def main() -> None:
     if not args.no_vae:
         t0 = time.perf_counter()
         keep: dict[str, dict[str, Mesh]] = {}
-        rows = synth_rows(vae, data, args.tokens, args.resolution, args.per_category, keep)
+        rows = synth_rows(vae, data, args.tokens, args.resolution, args.per_category, keep, args.limit)
         picture({k: {f"{t} tokens": m for t, m in v.items()} for k, v in list(keep.items())[:9]},
                 out.with_name("geometry_vae_examples.png"), "VAE reconstructions")
         summary = summarise(rows, args.tokens)
         print("synth test split (unit bbox diagonal):")
         for m, s in summary.items():
             print(f"  {m:>5} tokens  " + "  ".join(f"{k} {v:.4f}" for k, v in s.items()))
+        doc["vae"] = {"resolution": args.resolution, "shapes": len({r["sample"] for r in rows}), "synth_test": summary}
+        _write(out, doc)  # the synth figures are safe before the foreign meshes run
         frows = [] if args.no_foreign else foreign_rows(vae, args.tokens, args.resolution)
         fsummary = summarise(frows, args.tokens) if frows else {}
         for m, s in fsummary.items():
@@ -382,7 +390,7 @@ def main() -> None:
         views = load_geometry(args.data, "test", fields=("cond_rgb", "cond_alpha", "cond_background"))
         gkeep: dict[str, dict[str, Mesh]] = {}
         grows = generation_rows(gen, {**data, **views}, train, args.per_category, args.resolution, args.steps,
-                                args.guidance, gkeep)
+                                args.guidance, gkeep, args.limit)
         picture(gkeep, out.with_name("geometry_generation_examples.png"), "generated shapes")
         gsum = summarise_generation(grows)
         for mode, s in gsum.items():
@@ -391,9 +399,13 @@ def main() -> None:
         doc["generation"] = {"coarse": str(coarse), "steps": args.steps, "guidance": args.guidance,
                              "resolution": args.resolution, "summary": gsum, "rows": grows,
                              "seconds": round(time.perf_counter() - t0, 1)}
+    _write(out, doc)
+    print(f"wrote {out}")
+
+
+def _write(out: Path, doc: dict[str, Any]) -> None:
     with atomic_file(out) as tmp:
         Path(tmp).write_text(json.dumps(doc, indent=2) + "\n")
-    print(f"wrote {out}")
 
 
 def _coarse_parts(folder: Path) -> tuple[Any, Any]:
