@@ -279,8 +279,9 @@ class ShapeVAE(nn.Module, PretrainedMixin):
     def decode_cells(self, tokens: torch.Tensor, anchors: torch.Tensor, queries: torch.Tensor,
                      group: int = 32, cache: dict[str, torch.Tensor] | None = None) -> torch.Tensor:
         """Truncated SDF (Q,) of ONE shape (``tokens`` (1, M, 2C), ``anchors`` (1, M, 3)) at ``queries`` (Q, 3),
-        decoded cell by cell: queries sorted by routing cell, ``group`` at a time attend densely to their cell's
-        tokens. Same numbers as ``decode_tokens``; ``cache`` keeps each cell's token list between calls."""
+        decoded cell by cell: queries sorted by routing cell, up to ``group`` at a time attend densely to their
+        cell's tokens (memory: at most twice the queries x width). Same numbers as ``decode_tokens``; ``cache``
+        keeps each cell's token list between calls."""
         m = anchors.shape[1]
         grid = self.routing_grid(m)
         k = min(self.config.route_candidates, m)
@@ -296,6 +297,10 @@ class ShapeVAE(nn.Module, PretrainedMixin):
         todo = uniq[table[uniq, 0] < 0]
         if len(todo):
             table[todo] = knn(self._centres(todo, grid, queries.dtype)[None], anchors, k)[1][0]
+        # a group never exceeds the mean number of queries per cell (rounded down to a power of two), so the
+        # padded query blocks hold at most twice the queries, however sparse they are
+        mean = len(sc) / max(len(uniq), 1)
+        group = int(min(group, 2 ** math.floor(math.log2(max(mean, 1.0)))))
         per_cell = (counts + group - 1) // group
         first_chunk = torch.cumsum(per_cell, 0) - per_cell
         start = torch.cumsum(counts, 0) - counts

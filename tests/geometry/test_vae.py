@@ -156,3 +156,16 @@ def test_training_writes_a_model_and_resumes(tiny_data: Path, tmp_path: Path) ->
     other = VAETrainConfig(**{**cfg.__dict__, "steps": 4, "model": ShapeVAEConfig(**{**TINY.__dict__, "width": 64})})
     with pytest.raises(InvalidInputError, match="another model config"):
         train_vae(tiny_data, tmp_path / "run", other)
+
+
+def test_sparse_queries_shrink_the_group_and_keep_the_numbers() -> None:
+    torch.manual_seed(0)
+    model = ShapeVAE(TINY).eval()
+    anchors = torch.rand(1, 64, 3) * 1.8 - 0.9  # an 8^3 routing grid: about 6 queries per cell below
+    latent = ShapeLatent(anchors, torch.randn(1, 64, 8))
+    q = torch.rand(3000, 3) * 2 - 1
+    with torch.no_grad():
+        tokens = model.tokens(latent)
+        a = model.decode_cells(tokens, latent.anchors, q, group=32)
+        b = model.decode_tokens(tokens, latent.anchors, q[None])[0]
+    assert torch.allclose(a, b, atol=1e-5)
