@@ -1,9 +1,13 @@
-"""Training of the geometry models on ``seed3d data build`` shards (``seed3d train geometry-vae``).
+"""Training of the geometry models on ``seed3d data build`` shards (``seed3d train geometry-vae``,
+``geometry-coarse``, ``geometry-detail``).
 
 The shape VAE learns from each sample's surface points (uniform by area, with normals), its sharp-edge points
 (flagged) and its SDF samples near the surface and uniform in the cube. Each step draws shapes, a token budget
 from ``ShapeVAEConfig.token_choices``, random yaw, mirror and uniform scale (exact for an SDF) and, on a share
-of steps, anchors jittered off the surface (as voxel-centre anchors of the detail stage are).
+of steps, anchors jittered off the surface (as voxel-centre anchors of the detail stage are). Stage 1 learns
+the VAE's latents of the train split (cached by the VAE's hash) together with its image encoder; stage 2 learns
+latents encoded at each shape's dilated surface voxels, starting from stage 1. Both condition on an augmented
+view, the description, or both, with a share of null conditions for classifier-free guidance.
 
 Resumable, logged and saved through ``seed3d.nn.trainer.train_loop``; batches depend only on (seed, step).
 """
