@@ -8,8 +8,11 @@ extras=""
 [[ "${1:-}" == "--dev" ]] && extras="[dev]"
 
 # System packages: libusb for open3d, Mesa EGL/GL for the CPU rasterizer (moderngl on EGL).
+# With --dev, Chromium too: the web page's browser test drives /usr/bin/chromium.
 need=()
-for pkg in libusb-1.0-0 libegl1 libegl-mesa0 libgl1-mesa-dri libgles2; do
+sys_pkgs=(libusb-1.0-0 libegl1 libegl-mesa0 libgl1-mesa-dri libgles2)
+[[ -n "$extras" ]] && sys_pkgs+=(chromium)
+for pkg in "${sys_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 if (( ${#need[@]} )); then
