@@ -5,7 +5,7 @@ and writes eval/results/decoder.json and eval/results/decoder.png.
 
 The baseline is the 3DShape2VecSet / Hunyuan3D-2.1 decoder shape: every query (Fourier features -> width)
 cross-attends to *all* M latent tokens (torch SDPA), then an MLP gives the SDF. Ours routes each query to the
-``route_candidates`` tokens of its routing cell and decodes cell by cell (``ShapeVAE.decode_cells``). Both use
+``route_candidates`` tokens of its routing cell and decodes in dense blocks (``ShapeVAE.decode_cells``). Both use
 the default VAE config's width and heads at each token count, and both get the token keys/values precomputed
 once per shape (as extraction does), so the figure is the per-query cost. Queries are what surface extraction
 asks for: ``--queries`` points within 0.03 of a sphere of radius 0.7 whose surface carries the M anchors,
@@ -100,7 +100,7 @@ def main() -> None:
             kv_base = base.project(torch.randn(1, m, cfg.width))
 
             def run_ours(anchors: torch.Tensor = anchors, kv: torch.Tensor = kv_ours) -> None:
-                cache: dict[str, torch.Tensor] = {}
+                cache: dict[str, object] = {}  # fresh per run: the cells' token lists are built every time
                 for s in range(0, args.queries, args.batch):
                     ours.decode_cells(kv, anchors, queries[0, s: s + args.batch], cache=cache)
 

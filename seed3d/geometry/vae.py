@@ -133,21 +133,27 @@ class RoutedAttention(nn.Module):
         k, v = self.kv(tokens).chunk(2, dim=-1)
         return torch.cat([k, v - self.value_offset(anchors)], dim=-1)
 
-    def forward(self, x: torch.Tensor, xyz: torch.Tensor, kv: torch.Tensor, anchors: torch.Tensor,
-                density: float) -> torch.Tensor:
-        """Queries ``x`` (N, S, C) at ``xyz`` (N, S, 3) attend to their group's tokens ``kv`` (N, K, 2C) anchored
-        at ``anchors`` (N, K, 3); ``density`` scales the distance penalty (token count / 256)."""
-        n, s, c = x.shape
+    def attend(self, qx: torch.Tensor, xyz: torch.Tensor, kv: torch.Tensor, anchors: torch.Tensor, density: float,
+               allowed: torch.Tensor | None = None) -> torch.Tensor:
+        """Attention output (N, S, C), before the output projection, of projected queries ``qx`` (N, S, C) at
+        ``xyz`` (N, S, 3) over their group's tokens ``kv`` (N, K, 2C) anchored at ``anchors`` (N, K, 3);
+        ``density`` scales the distance penalty (token count / 256); ``allowed`` (N, S, K) masks tokens out."""
+        n, s, c = qx.shape
         h = self.heads
         k, v = kv.chunk(2, dim=-1)
-        qh = self.q(x).view(n, s, h, c // h).transpose(1, 2)
-        kh = k.reshape(n, -1, h, c // h).transpose(1, 2)
-        vh = v.reshape(n, -1, h, c // h).transpose(1, 2)
+        split = (n, -1, h, c // h)
         d2 = torch.cdist(xyz, anchors).square()  # (N, S, K)
         bias = -(self.log_beta.exp() * density)[None, :, None, None] * d2[:, None]
-        w = (qh @ kh.transpose(-1, -2) / math.sqrt(c // h) + bias).softmax(dim=-1)
-        y = (w @ vh).transpose(1, 2).reshape(n, s, c)
-        return self.out(y + self.value_offset(xyz))
+        if allowed is not None:
+            bias = bias.masked_fill(~allowed[:, None], float("-inf"))
+        y = F.scaled_dot_product_attention(qx.view(split).transpose(1, 2), k.view(split).transpose(1, 2),
+                                           v.view(split).transpose(1, 2), attn_mask=bias)
+        return y.transpose(1, 2).reshape(n, s, c)
+
+    def forward(self, x: torch.Tensor, xyz: torch.Tensor, kv: torch.Tensor, anchors: torch.Tensor,
+                density: float) -> torch.Tensor:
+        """Queries ``x`` (N, S, C) at ``xyz`` (N, S, 3) attend to their group's tokens (see ``attend``)."""
+        return self.out(self.attend(self.q(x), xyz, kv, anchors, density) + self.value_offset(xyz))
 
 
 class ShapeVAE(nn.Module, PretrainedMixin):
@@ -277,46 +283,74 @@ class ShapeVAE(nn.Module, PretrainedMixin):
         return self.head(x + y.view(b, q, -1))[..., 0]
 
     def decode_cells(self, tokens: torch.Tensor, anchors: torch.Tensor, queries: torch.Tensor,
-                     group: int = 32, cache: dict[str, torch.Tensor] | None = None) -> torch.Tensor:
+                     group: int = 64, cache: dict[str, object] | None = None) -> torch.Tensor:
         """Truncated SDF (Q,) of ONE shape (``tokens`` (1, M, 2C), ``anchors`` (1, M, 3)) at ``queries`` (Q, 3),
-        decoded cell by cell: queries sorted by routing cell, up to ``group`` at a time attend densely to their
-        cell's tokens (memory: at most twice the queries x width). Same numbers as ``decode_tokens``; ``cache``
-        keeps each cell's token list between calls."""
+        in dense attention blocks. Same numbers as ``decode_tokens``; ``cache`` keeps each cell's token list
+        between calls.
+
+        Queries are sorted by routing block (2³ routing cells when cells hold few queries, else one cell); a
+        block's queries attend, up to ``group`` at a time, to the union of its cells' token lists with every
+        token outside a query's own cell list masked out. Query projections run once per query; only the
+        attention sees the padded blocks."""
         m = anchors.shape[1]
         grid = self.routing_grid(m)
         k = min(self.config.route_candidates, m)
+        dev = queries.device
+        cache = {} if cache is None else cache
         cells = self._cells(queries, grid)
-        order = torch.argsort(cells, stable=True)
-        sc = cells[order]
-        uniq, counts = torch.unique_consecutive(sc, return_counts=True)
-        table = cache.get("table") if cache is not None else None
-        if table is None:
-            table = torch.full((grid ** 3, k), -1, dtype=torch.long, device=queries.device)
-            if cache is not None:
-                cache["table"] = table
-        todo = uniq[table[uniq, 0] < 0]
+        table = cache.get("table")
+        if not isinstance(table, torch.Tensor):
+            table = cache["table"] = torch.full((grid ** 3, k), -1, dtype=torch.long, device=dev)
+        ucell = torch.unique(cells)
+        todo = ucell[table[ucell, 0] < 0]
         if len(todo):
-            table[todo] = knn(self._centres(todo, grid, queries.dtype)[None], anchors, k)[1][0]
-        # a group never exceeds the mean number of queries per cell (rounded down to a power of two), so the
-        # padded query blocks hold at most twice the queries, however sparse they are
-        mean = len(sc) / max(len(uniq), 1)
-        group = int(min(group, 2 ** math.floor(math.log2(max(mean, 1.0)))))
-        per_cell = (counts + group - 1) // group
-        first_chunk = torch.cumsum(per_cell, 0) - per_cell
-        start = torch.cumsum(counts, 0) - counts
-        which = torch.repeat_interleave(torch.arange(len(uniq), device=queries.device), counts)
-        rank = torch.arange(len(sc), device=queries.device) - start[which]
-        chunk = first_chunk[which] + rank // group
+            from scipy.spatial import cKDTree
+
+            if "tree" not in cache:
+                cache["tree"] = cKDTree(anchors[0].detach().double().cpu().numpy())
+            _, near = cache["tree"].query(self._centres(todo, grid, torch.float64).cpu().numpy(), k=k)  # type: ignore[attr-defined]
+            table[todo] = torch.from_numpy(near.reshape(len(todo), k)).to(dev)
+        # blocks of f³ cells, f = 2 when cells hold few queries (fine grids, sparse query sets)
+        f = 2 if grid >= 8 and len(cells) < group / 4 * len(ucell) else 1
+        ijk = torch.stack([cells // (grid * grid), (cells // grid) % grid, cells % grid], -1) // f
+        block = (ijk[:, 0] * (grid // f) + ijk[:, 1]) * (grid // f) + ijk[:, 2]
+        key = block * grid ** 3 + cells
+        order = torch.argsort(key)
+        pair, pair_of_q = torch.unique_consecutive(key[order], return_inverse=True)  # (block, cell) pairs
+        ublock, block_of_pair = torch.unique_consecutive(pair // grid ** 3, return_inverse=True)
+        nb = len(ublock)
+        lists = table[pair % grid ** 3]  # (P, K)
+        # the union of a block's cell lists, padded to the largest union
+        both = torch.unique((block_of_pair[:, None] * m + lists).reshape(-1))
+        u_block, u_token = both // m, both % m
+        u_count = torch.bincount(u_block, minlength=nb)
+        u_pos = torch.arange(len(both), device=dev) - (torch.cumsum(u_count, 0) - u_count)[u_block]
+        union = torch.zeros(nb, int(u_count.max()), dtype=torch.long, device=dev)
+        union[u_block, u_pos] = u_token
+        member = torch.zeros_like(union, dtype=torch.bool)
+        member[u_block, u_pos] = True
+        allowed = (union[block_of_pair][:, :, None] == lists[:, None, :]).any(-1) & member[block_of_pair]  # (P, U)
+        # chunks of up to `group` queries of one block (group ~ the mean block size, so padding stays small)
+        q_block = block_of_pair[pair_of_q]
+        counts = torch.bincount(q_block, minlength=nb)
+        group = int(min(group, max(8, 2 ** round(math.log2(max(len(cells) / nb, 1.0))))))
+        per_block = (counts + group - 1) // group
+        rank = torch.arange(len(cells), device=dev) - (torch.cumsum(counts, 0) - counts)[q_block]
+        chunk = (torch.cumsum(per_block, 0) - per_block)[q_block] + rank // group
         slot = rank % group
-        n_chunks = int(per_cell.sum())
+        n_chunks = int(per_block.sum())
         qs = queries[order]
         x = self.query_in(self.position_embed(qs))
-        xg = x.new_zeros(n_chunks, group, x.shape[-1])
+        qg = x.new_zeros(n_chunks, group, x.shape[-1])
         pg = qs.new_zeros(n_chunks, group, 3)
-        xg[chunk, slot] = x
+        ag = torch.zeros(n_chunks, group, union.shape[1], dtype=torch.bool, device=dev)
+        ag[:, :, 0] = True  # padding slots attend somewhere; their output is dropped
+        qg[chunk, slot] = self.route.q(x)
         pg[chunk, slot] = qs
-        cand = table[torch.repeat_interleave(uniq, per_cell)]  # (chunks, K)
-        y = self.route(xg, pg, tokens[0][cand], anchors[0][cand], m / 256.0)[chunk, slot]
+        ag[chunk, slot] = allowed[pair_of_q]
+        cand = union[torch.repeat_interleave(torch.arange(nb, device=dev), per_block)]  # (chunks, U)
+        y = self.route.attend(qg, pg, tokens[0][cand], anchors[0][cand], m / 256.0, ag)[chunk, slot]
+        y = self.route.out(y + self.route.value_offset(qs))
         out = torch.empty_like(qs[:, 0])
         out[order] = self.head(x + y)[..., 0]
         return out
@@ -333,7 +367,7 @@ class ShapeVAE(nn.Module, PretrainedMixin):
         with torch.no_grad():
             one = ShapeLatent(latent.anchors[:1], latent.feats[:1])
             tokens = self.tokens(one)
-        cache: dict[str, torch.Tensor] = {}
+        cache: dict[str, object] = {}
 
         def sdf(points: np.ndarray) -> np.ndarray:
             out = np.empty(len(points), np.float32)

@@ -100,6 +100,10 @@ def test_cell_by_cell_decoding_matches_per_query_decoding() -> None:
         for group in (4, 32):
             cells = model.decode_cells(tokens, anchors, q, group=group, cache=cache)
             assert torch.allclose(cells, per_query, atol=1e-5)
+        # crowded cells (one routing cell per block) and sparse ones (blocks of 2³ cells with masked unions)
+        crowded = torch.rand(3000, 3) * 0.25
+        want = model.decode_tokens(tokens, anchors, crowded[None])[0]
+        assert torch.allclose(model.decode_cells(tokens, anchors, crowded, group=64, cache=cache), want, atol=1e-5)
     assert model.routing_grid(256) == 16 and model.routing_grid(4096) == 64 and model.routing_grid(1) == 4
 
 
