@@ -238,8 +238,9 @@ def extract_surface(sdf: SDFFunction, resolution: int = 256, coarse: int = 32, b
     fields whose slope over-estimates the distance, such as learned ones.
 
     ``resolution`` must be ``coarse × 2^k`` and at most 1024 (512 is the documented working size). A cell is
-    kept when its corners change sign or all lie within ``safety ×`` its diagonal of the level; kept cells are
-    split, the rest are never visited again. Each lattice point is evaluated at most once.
+    kept when its corners change sign, or when all lie within ``safety ×`` its diagonal of the level and the
+    nearest within half of that; kept cells are split, the rest are never visited again. Each lattice point is
+    evaluated at most once.
 
     Memory is bounded by the cells near the surface, never ``resolution³``: about 50 MB of temporaries
     (cells are split in batches) plus ~24 bytes per kept cell, 12 per evaluated point and 12 per pruned
@@ -283,10 +284,13 @@ def extract_surface(sdf: SDFFunction, resolution: int = 256, coarse: int = 32, b
         cmin, cmax = corners.min(axis=1), corners.max(axis=1)
         keep = (cmin < lv) & (cmax > lv)
         if lvl < levels:
-            thr = safety * math.sqrt(3) * 2 * bound / count
-            if truncated:
-                thr = min(thr, tau * (1 - 1e-5))
-            keep |= np.maximum(cmax - lv, lv - cmin) <= thr
+            # a surface inside a cell lies within its diagonal of every corner and within half of it of the
+            # nearest corner, so for a distance a cell is empty when any corner is farther than the diagonal
+            # or every corner is farther than half of it
+            diag = safety * math.sqrt(3) * 2 * bound / count
+            thr = min(diag, tau * (1 - 1e-5)) if truncated else diag
+            nearest = np.where(cmin > lv, cmin - lv, lv - cmax)
+            keep |= (np.maximum(cmax - lv, lv - cmin) <= thr) & (nearest <= diag / 2)
             lat.add_inactive(lvl, size, count, lower[~keep], corners[~keep].mean(axis=1).astype(np.float32))
         return lower[keep]
 
