@@ -34,6 +34,7 @@ or inconsistent cache file is ignored (logged) and rewritten.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import heapq
@@ -322,12 +323,13 @@ def _run_coacd(vertices: FloatArray, faces: IntArray, manifold: bool, cfg: Colli
     """CoACD pieces (point sets) of a welded mesh, computed in a child process from a fork server (a clean,
     single-threaded parent, so no lock of this process's threads is inherited): CoACD aborts the whole process
     on some meshes, and a dead or hung child becomes a ``CoACDCrashed`` error the caller falls back from."""
+    import importlib.util
     import multiprocessing as mp
 
-    try:
-        import coacd  # noqa: F401  (fail here, in the parent, when it is missing)
-    except ImportError as exc:
-        raise DependencyError("CoACD is not installed: pip install coacd==1.0.14") from exc
+    # only look for it here: importing coacd before open3d breaks open3d's later import in the same process
+    # (ImportError: std::bad_cast), so the parent never imports it
+    if importlib.util.find_spec("coacd") is None:
+        raise DependencyError("CoACD is not installed: pip install coacd==1.0.14")
     if not ISOLATE_COACD or "forkserver" not in mp.get_all_start_methods():
         return _coacd_pieces(vertices, faces, manifold, cfg)
     ctx = mp.get_context("forkserver")
@@ -358,6 +360,8 @@ def _coacd_pieces(vertices: FloatArray, faces: IntArray, manifold: bool, cfg: Co
 
     ``manifold``: the mesh is a closed, coherently oriented 2-manifold, so CoACD's remeshing is skipped.
     """
+    with contextlib.suppress(ImportError):
+        import open3d  # noqa: F401  (first: open3d cannot be imported after coacd in one process)
     import coacd
 
     coacd.set_log_level("off")
