@@ -4,13 +4,15 @@
 non-overlapping masks (non-maximum suppression on the model's own IoU score; with ``num_parts`` given, the
 best that many) and gives every point to the kept mask that claims it most. ``Segmenter.segment_mesh``
 subdivides long faces, evaluates the kept masks at every face centre, smooths isolated faces, folds stray
-islands into their neighbours and returns one part id per face: a full segmentation of the shell.
+islands into their neighbours, refines the parts with the shell's geometry (``seed3d.parts.patches``: smooth
+patches bounded by sharp edges, connected pieces, protrusions such as handles and legs) and returns one part id
+per face: a full segmentation of the shell.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
@@ -19,6 +21,7 @@ from seed3d.asset import Mesh
 from seed3d.errors import InvalidInputError
 from seed3d.nn import farthest_point_sample
 from seed3d.parts.model import PartSegmenter, ShapeFeatures
+from seed3d.parts.patches import FaceGraph, RefineConfig, refine_parts
 from seed3d.typed import PathType
 
 log = logging.getLogger(__name__)
@@ -47,6 +50,10 @@ class SegmentConfig:
     """Connected pieces of a part smaller than this fraction of the total area join their neighbours."""
     seed: int = 0
     """Seed of the surface sampling."""
+    refine: bool = True
+    """Refine mesh segmentations with the shell's geometry (patches, connected pieces, protrusions)."""
+    refine_config: RefineConfig = field(default_factory=RefineConfig)
+    """Settings of that refinement."""
 
 
 @dataclass
@@ -66,6 +73,12 @@ class MeshSegmentation:
     face_part: np.ndarray
     labels: list[str]
     scores: list[float]
+    prompts: np.ndarray | None = None
+    """Positions (K, 3) of every prompt on the mesh, for relabelling parts after refinement."""
+    prompt_labels: np.ndarray | None = None
+    """The model's label probabilities (K, L) at each prompt (columns: the model's label names)."""
+    label_names: list[str] | None = None
+    """The label names of ``prompt_labels``'s columns."""
 
     @property
     def num_parts(self) -> int:
@@ -108,8 +121,10 @@ class Segmenter:
     @torch.no_grad()
     def _prompted(self, points: np.ndarray, normals: np.ndarray, num_parts: int | None,
                   edges: tuple[np.ndarray, np.ndarray, np.ndarray] | None
-                  ) -> tuple[ShapeFeatures, torch.Tensor, torch.Tensor, list[str], list[float]]:
-        """Encode, prompt and suppress: features, kept queries and prompt positions, labels, scores."""
+                  ) -> tuple[ShapeFeatures, torch.Tensor, torch.Tensor, list[str], list[float],
+                             tuple[np.ndarray, np.ndarray]]:
+        """Encode, prompt and suppress: features, kept queries and prompt positions, labels, scores, and every
+        prompt's position and label probabilities."""
         cfg, model = self.config, self.model
         n_edge = model.config.edge_points if edges is not None else 0
         n = model.config.num_points - n_edge
@@ -161,7 +176,8 @@ class Segmenter:
             prob = label_prob[voters].mean(0) if len(voters) else label_prob[i]
             labels.append(model.config.labels[int(prob.argmax())])
         kept_t = torch.as_tensor(kept, device=self.device)
-        return feat, q[:, kept_t], pxyz[:, kept_t], labels, [round(float(scores[i]), 4) for i in kept]
+        every = (pxyz[0].cpu().numpy().astype(np.float64), label_prob.cpu().numpy().astype(np.float64))
+        return feat, q[:, kept_t], pxyz[:, kept_t], labels, [round(float(scores[i]), 4) for i in kept], every
 
     @torch.no_grad()
     def _assign(self, feat: ShapeFeatures, q: torch.Tensor, pxyz: torch.Tensor, points: np.ndarray,
@@ -188,7 +204,7 @@ class Segmenter:
         if edges is not None:
             edges = ((np.asarray(edges[0], np.float64) - offset) * scale, np.asarray(edges[1], np.float64),
                      np.asarray(edges[2], bool))
-        feat, q, pxyz, labels, scores = self._prompted(pn, normals, num_parts, edges)
+        feat, q, pxyz, labels, scores, _ = self._prompted(pn, normals, num_parts, edges)
         part = self._assign(feat, q, pxyz, pn, normals)
         return _compact(part, labels, scores)
 
@@ -212,12 +228,48 @@ class Segmenter:
         if self.model.config.edge_points:
             e_pts, e_nrm, e_on = shell.sample_sharp_edges(self.model.config.edge_points * 4, cfg.seed)
             edges = ((e_pts - offset) * scale, e_nrm, e_on)
-        feat, q, pxyz, labels, scores = self._prompted((points - offset) * scale, normals, num_parts, edges)
+        feat, q, pxyz, labels, scores, (p_xyz, p_prob) = self._prompted((points - offset) * scale, normals,
+                                                                         num_parts, edges)
         centres = (np.asarray(tm.triangles_center) - offset) * scale
         face_part = self._assign(feat, q, pxyz, centres, np.asarray(tm.face_normals))
         face_part = _clean_faces(tm, face_part, cfg)
         seg = _compact(face_part, labels, scores)
-        return MeshSegmentation(shell, seg.part, seg.labels, seg.scores)
+        out = MeshSegmentation(shell, seg.part, seg.labels, seg.scores, p_xyz / scale + offset, p_prob,
+                               list(self.model.config.labels))
+        return self.refine(out, num_parts) if cfg.refine else out
+
+    def refine(self, seg: MeshSegmentation, num_parts: int | None = None) -> MeshSegmentation:
+        """``seg`` refined with its mesh's geometry (``seed3d.parts.patches.refine_parts``); ``num_parts`` caps the
+        count. A part holding prompts takes the label their mean probabilities favour (as ``segment_mesh`` labels
+        masks); one without keeps its source part's label, or, split off by geometry alone, ``protrusion_label``."""
+        graph = FaceGraph.from_mesh(seg.mesh.vertices, seg.mesh.faces)
+        ref = refine_parts(graph, seg.face_part, self.config.refine_config, num_parts)
+        labels = [protrusion_label(seg.labels[o], bool(b)) if made else seg.labels[o]
+                  for o, made, b in zip(ref.origin.tolist(), ref.protrusion, ref.below, strict=True)]
+        if seg.prompts is not None and seg.prompt_labels is not None and seg.label_names is not None:
+            from scipy.spatial import cKDTree
+
+            _, face = cKDTree(graph.centres).query(seg.prompts)
+            owner = ref.face_part[face]
+            n = len(labels)
+            sums = np.zeros((n, seg.prompt_labels.shape[1]))
+            np.add.at(sums, owner, seg.prompt_labels)
+            voted = np.bincount(owner, minlength=n) > 0
+            labels = [seg.label_names[int(sums[k].argmax())] if voted[k] else labels[k] for k in range(n)]
+        scores = [seg.scores[o] for o in ref.origin.tolist()]
+        out = _compact(ref.face_part, labels, scores)
+        return MeshSegmentation(seg.mesh, out.part, out.labels, out.scores, seg.prompts, seg.prompt_labels,
+                                seg.label_names)
+
+
+def protrusion_label(parent: str, below: bool) -> str:
+    """Label of a protrusion split off a part labelled ``parent``: a handle on a door, drawer or lid, a leg when
+    it hangs below its anchor, else the parent's label."""
+    if parent in ("door", "drawer", "lid"):
+        return "handle"
+    if below:
+        return "leg"
+    return parent
 
 
 def match_parts(pred: np.ndarray, truth: np.ndarray, weights: np.ndarray | None = None
