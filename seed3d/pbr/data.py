@@ -1,0 +1,264 @@
+"""View data of the PBR generator: the rig's geometry buffers of a mesh (for inference) and, from a built data
+set, the same buffers with their true albedo / metallic / roughness, reference images and material texts
+(for training), downsampled to the model's resolution and cached.
+
+Downsampling is by area, weighted by coverage: a low-resolution pixel is on the mesh when at least half of the
+high-resolution pixels under it are, and its values are the mean over those that are (normals renormalised).
+Inference renders at ``supersample`` times the model's resolution and downsamples the same way, so a model
+sees the same kind of buffers in training and in use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from seed3d.asset import atomic_file
+from seed3d.errors import AssetFormatError, InvalidInputError
+from seed3d.typed import PathType
+
+log = logging.getLogger(__name__)
+
+ProgressCallback = Callable[[float, str], None]
+
+#: Bump when the cached arrays change meaning.
+CACHE_VERSION = 1
+_FIELDS = ("pbr_mask", "pbr_albedo", "pbr_metallic", "pbr_roughness", "pbr_normal", "pbr_canonical", "cond_rgb",
+           "cond_alpha", "cond_background", "description", "attributes", "category")
+
+
+def _blocks(x: np.ndarray, f: int) -> np.ndarray:
+    """(V, H, W, ...) -> (V, H/f, W/f, ...) sums over f x f blocks."""
+    v, h, w = x.shape[:3]
+    return x.reshape(v, h // f, f, w // f, f, *x.shape[3:]).sum(axis=(2, 4))
+
+
+def downsample_views(mask: np.ndarray, factor: int, **values: np.ndarray) -> dict[str, np.ndarray]:
+    """Coverage-weighted area downsampling of per-view buffers by an integer ``factor``.
+
+    ``mask`` (V, H, W) bool; each of ``values`` (V, H, W) or (V, H, W, C) float. Returns ``mask`` (coverage >= 0.5)
+    and every value averaged over the covered pixels of each block (0 off the mesh); a value named ``normal``
+    is renormalised to unit length."""
+    if mask.ndim != 3 or factor < 1 or mask.shape[1] % factor or mask.shape[2] % factor:
+        raise InvalidInputError(f"cannot downsample views of shape {mask.shape} by {factor}")
+    m = mask.astype(np.float32)
+    cover = _blocks(m, factor)
+    out_mask = cover >= 0.5 * factor * factor
+    out: dict[str, np.ndarray] = {"mask": out_mask}
+    denom = np.maximum(cover, 1e-6)
+    for name, val in values.items():
+        val = np.asarray(val, np.float32)
+        w = m if val.ndim == 3 else m[..., None]
+        d = denom if val.ndim == 3 else denom[..., None]
+        avg = _blocks(val * w, factor) / d
+        if name == "normal":
+            avg = avg / np.maximum(np.linalg.norm(avg, axis=-1, keepdims=True), 1e-6)
+        keep = out_mask if val.ndim == 3 else out_mask[..., None]
+        out[name] = np.where(keep, avg, 0.0).astype(np.float32)
+    return out
+
+
+def geometry_array(normal: np.ndarray, canonical: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Model geometry input (V, 7, H, W): unit normal, canonical position mapped to [-1, 1], coverage; 0 off."""
+    m = mask.astype(np.float32)[..., None]
+    arr = np.concatenate([normal * m, (canonical * 2.0 - 1.0) * m, m], axis=-1)
+    return arr.transpose(0, 3, 1, 2).astype(np.float32)
+
+
+def target_array(albedo_srgb: np.ndarray, metallic: np.ndarray, roughness: np.ndarray, mask: np.ndarray
+                 ) -> np.ndarray:
+    """Model target (V, 5, H, W): albedo sRGB, metallic, roughness mapped from [0, 1] to [-1, 1]; 0 off the mesh."""
+    m = mask.astype(np.float32)[..., None]
+    arr = np.concatenate([albedo_srgb, metallic[..., None], roughness[..., None]], axis=-1) * 2.0 - 1.0
+    return (arr * m).transpose(0, 3, 1, 2).astype(np.float32)
+
+
+@dataclass
+class GeometryViews:
+    """Geometry buffers of the texture rig's views of one mesh at the model's resolution."""
+
+    normal: np.ndarray
+    """(V, H, W, 3) unit world normals (0 off the mesh)."""
+    canonical: np.ndarray
+    """(V, H, W, 3) canonical coordinates in [0, 1] (``seed3d.render``; 0 off the mesh)."""
+    mask: np.ndarray
+    """(V, H, W) bool coverage."""
+    cameras: list[Any]
+    """The rig's cameras (``seed3d.render.Camera``) at the rendered (supersampled) resolution."""
+
+    def tensor(self) -> torch.Tensor:
+        """The model's geometry input (V, 7, H, W) float32."""
+        return torch.from_numpy(geometry_array(self.normal, self.canonical, self.mask))
+
+
+def render_geometry(target: object, resolution: int, supersample: int = 4, renderer: Any = None,
+                    rig: Sequence[tuple[float, float]] | None = None) -> GeometryViews:
+    """Render normal, canonical position and coverage of the rig's views of ``target`` (Asset, Mesh or
+    RenderMesh) at ``resolution * supersample`` and downsample them to ``resolution``."""
+    from seed3d.asset import Asset, Mesh
+    from seed3d.render import TEXTURE_RIG, RenderMesh, as_render_mesh, fixed_views, get_renderer
+
+    if resolution < 1 or supersample < 1:
+        raise InvalidInputError(f"resolution and supersample must be >= 1, got {resolution} and {supersample}")
+    if not isinstance(target, Asset | Mesh | RenderMesh):
+        raise InvalidInputError(f"render_geometry needs an Asset, a Mesh or a RenderMesh, got {type(target).__name__}")
+    mesh = as_render_mesh(target)
+    cams = fixed_views(mesh, resolution * supersample, rig=tuple(rig or TEXTURE_RIG))
+    own = renderer is None
+    rend = renderer or get_renderer()
+    try:
+        views = rend.render_views(mesh, cams, None, ("mask", "normal", "canonical"))
+    finally:
+        if own:
+            rend.close()
+    small = downsample_views(np.stack([v.mask for v in views]), supersample,
+                             normal=np.stack([v.normal for v in views]),
+                             canonical=np.stack([v.canonical for v in views]))
+    return GeometryViews(small["normal"], small["canonical"], small["mask"], cams)
+
+
+# ---------------------------------------------------------------------------------------------- material text
+
+
+def finish_words(finish: dict[str, str]) -> str:
+    """How a synth finish is named (``walnut wood``, ``brushed brass``), as in the data set's descriptions."""
+    from seed3d.synth.describe import finish_words as words
+
+    return words(finish)
+
+
+def asset_finishes(attributes: dict[str, Any] | str) -> list[dict[str, str]]:
+    """The distinct finishes ({kind, colour}) of a synth asset's attributes, in the order they are listed."""
+    attrs = json.loads(attributes) if isinstance(attributes, str) else attributes
+    found: list[dict[str, str]] = []
+
+    def add(fin: Any) -> None:
+        if isinstance(fin, dict) and isinstance(fin.get("kind"), str) and isinstance(fin.get("colour"), str):
+            item = {"kind": fin["kind"], "colour": fin["colour"]}
+            if item not in found:
+                found.append(item)
+
+    for fin in (attrs.get("materials") or {}).values():
+        add(fin)
+    legs = attrs.get("legs")
+    if isinstance(legs, dict):
+        add(legs.get("finish"))
+    return found
+
+
+def material_words_text(attributes: dict[str, Any] | str) -> str:
+    """Material words of a synth asset, comma separated (``charcoal painted wood, polished nickel``)."""
+    return ", ".join(finish_words(f) for f in asset_finishes(attributes))
+
+
+def encode_texts(texts: Sequence[str], max_length: int = 64, batch: int = 128, encoder: Any = None,
+                 progress: ProgressCallback | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """MiniLM token states (N, max_length, 384) float16 and masks (N, max_length) of ``texts``."""
+    from seed3d.condition.text import TEXT_DIM, default_text_encoder
+
+    enc = encoder or default_text_encoder()
+    tokens = np.zeros((len(texts), max_length, TEXT_DIM), np.float16)
+    masks = np.zeros((len(texts), max_length), bool)
+    for s in range(0, len(texts), batch):
+        tok, m = enc.encode_tokens(list(texts[s: s + batch]), max_length=max_length)
+        tokens[s: s + len(tok), : tok.shape[1]] = tok.cpu().numpy().astype(np.float16)
+        masks[s: s + len(tok), : tok.shape[1]] = m.cpu().numpy()
+        if progress is not None:
+            progress(min(s + batch, len(texts)) / max(len(texts), 1), "encoding material texts")
+    return tokens, masks
+
+
+# ---------------------------------------------------------------------------------------------- training views
+
+
+def _shard_views(arrays: dict[str, np.ndarray], resolution: int, reference_resolution: int, seed_base: int
+                 ) -> dict[str, np.ndarray]:
+    """Downsampled targets, geometry and reference images of one loaded shard."""
+    from seed3d.condition.augment import AugmentConfig, ViewAugmenter
+
+    n, v, hp = arrays["pbr_mask"].shape[:3]
+    if hp % resolution:
+        raise InvalidInputError(f"the data set's {hp} px views do not downsample to {resolution} px (use a divisor "
+                                f"of {hp}, or rebuild the data set with a larger pbr_resolution)")
+    f = hp // resolution
+    targets = np.zeros((n, v, 5, resolution, resolution), np.float16)
+    geometry = np.zeros((n, v, 6, resolution, resolution), np.float16)
+    masks = np.zeros((n, v, resolution, resolution), bool)
+    for i in range(n):
+        small = downsample_views(arrays["pbr_mask"][i], f,
+                                 albedo=arrays["pbr_albedo"][i].astype(np.float32) / 255.0,
+                                 metallic=arrays["pbr_metallic"][i].astype(np.float32) / 255.0,
+                                 roughness=arrays["pbr_roughness"][i].astype(np.float32) / 255.0,
+                                 normal=arrays["pbr_normal"][i].astype(np.float32),
+                                 canonical=arrays["pbr_canonical"][i].astype(np.float32))
+        masks[i] = small["mask"]
+        targets[i] = target_array(small["albedo"], small["metallic"], small["roughness"], small["mask"])
+        geometry[i] = geometry_array(small["normal"], small["canonical"], small["mask"])[:, :6]
+    # reference images: the object recentred over the canonical background, with mild exposure / crop jitter
+    # (no hue or saturation change: the reference's colours are what the albedo should follow)
+    aug = ViewAugmenter(AugmentConfig(size=reference_resolution, p_canonical=1.0, exposure=0.3, gamma=0.1,
+                                      saturation=0.0, hue=0.0, crop_scale=0.08, crop_shift=0.04))
+    vc = arrays["cond_rgb"].shape[1]
+    flat = aug(arrays["cond_rgb"].reshape(n * vc, *arrays["cond_rgb"].shape[2:]),
+               arrays["cond_alpha"].reshape(n * vc, *arrays["cond_alpha"].shape[2:]),
+               arrays["cond_background"].reshape(n * vc, *arrays["cond_background"].shape[2:]),
+               generator=seed_base).rgb
+    ref = np.round(flat.numpy().clip(0, 1) * 255).astype(np.uint8).reshape(n, vc, 3, reference_resolution,
+                                                                           reference_resolution)
+    return {"target": targets, "geometry": geometry, "mask": masks, "reference": ref}
+
+
+def load_views(root: PathType, split: str, resolution: int, reference_resolution: int, cache_dir: PathType,
+               max_text_tokens: int = 64, progress: ProgressCallback | None = None) -> dict[str, np.ndarray]:
+    """Training arrays of a built split at ``resolution``, cached in ``cache_dir`` (keyed by the build):
+
+    ``target`` (N, V, 5, r, r) f16, ``geometry`` (N, V, 6, r, r) f16 (normal, position; coverage is ``mask``),
+    ``mask`` (N, V, r, r), ``reference`` (N, Vc, 3, R, R) uint8, ``category``, ``description``, ``materials``
+    (material words), ``attributes`` (JSON), and MiniLM states of both texts: ``desc_tokens`` / ``desc_mask``,
+    ``mat_tokens`` / ``mat_mask``."""
+    from seed3d.synth.dataset import ShardDataset
+
+    report = progress or (lambda f, m: None)
+    ds = ShardDataset(root, split, fields=_FIELDS, cache_shards=1)
+    if not len(ds):
+        raise AssetFormatError(f"{ds.root}: the split has no samples")
+    key_doc = json.dumps([CACHE_VERSION, ds.manifest.get("build_key"), split, len(ds), resolution,
+                          reference_resolution, max_text_tokens])
+    key = hashlib.sha256(key_doc.encode()).hexdigest()[:12]
+    path = Path(cache_dir) / f"pbr-views-{split}-{key}.npz"
+    if path.is_file():
+        with np.load(path, allow_pickle=False) as z:
+            return {k: z[k] for k in z.files}
+    chunks: list[dict[str, np.ndarray]] = []
+    texts: dict[str, list[str]] = {"category": [], "description": [], "attributes": []}
+    for s in range(len(ds.shards)):
+        report(s / len(ds.shards), f"downsampling views, shard {s + 1}/{len(ds.shards)}")
+        arrays = ds.load_shard(s)
+        chunks.append(_shard_views(arrays, resolution, reference_resolution, seed_base=s))
+        for k in texts:
+            texts[k] += [str(x) for x in arrays[k]]
+    out = {k: np.concatenate([c[k] for c in chunks]) for k in chunks[0]}
+    out.update({k: np.array(v) for k, v in texts.items()})
+    out["materials"] = np.array([material_words_text(a) for a in texts["attributes"]])
+    out["desc_tokens"], out["desc_mask"] = encode_texts(texts["description"], max_text_tokens, progress=progress)
+    out["mat_tokens"], out["mat_mask"] = encode_texts(list(out["materials"]), max_text_tokens, progress=progress)
+    Path(cache_dir).mkdir(parents=True, exist_ok=True)
+    with atomic_file(path) as tmp, open(tmp, "wb") as f:
+        np.savez(f, **out)
+    log.info("cached %d samples of %s at %d px in %s", len(out["target"]), split, resolution, path)
+    return out
+
+
+def geometry_batch(views: dict[str, np.ndarray], idx: np.ndarray) -> torch.Tensor:
+    """Model geometry input (B, V, 7, r, r) float32 of cached samples ``idx``."""
+    g = views["geometry"][idx].astype(np.float32)
+    m = views["mask"][idx].astype(np.float32)[:, :, None]
+    return torch.from_numpy(np.concatenate([g, m], axis=2))
