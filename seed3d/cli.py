@@ -44,21 +44,19 @@ def _formats(text: str) -> tuple[str, ...]:
 
 
 def _write_sim_ready(asset: Any, out: Path, formats: Sequence[str], overwrite: bool) -> dict[str, Path]:
-    """Make ``asset`` sim-ready (hulls, inertials), save it as an asset folder at ``out`` and export beside it."""
-    from seed3d.export import export_asset
-    from seed3d.physics import prepare
+    """Make ``asset`` sim-ready (hulls, inertials), save it as an asset folder at ``out`` and export beside it
+    (``seed3d.pipeline.finish_asset``, the same path ``seed3d generate`` takes, without validation and preview)."""
+    from seed3d.pipeline import finish_asset
 
     update, close = _progress_bar(asset.name)
     try:
-        ready = prepare(asset, progress=lambda f, m: update(0.5 * f, m))
-        ready.save(out, overwrite=overwrite)
-        written = {"asset": out}
-        if formats:
-            written.update(export_asset(ready, out, formats=tuple(formats),
-                                        progress=lambda f, m: update(0.5 + 0.5 * f, m)))
-        return written
+        summary = finish_asset(asset, out, formats=tuple(formats), validate=False, preview=False,
+                               overwrite=overwrite, keep_existing=overwrite,
+                               progress=lambda stage, f, m: update((0.5 * f) if stage == "physics" else
+                                                                   (0.5 + 0.5 * f), m))
     finally:
         close()
+    return {"asset": out, **{role: out / rel for role, rel in summary["files"].items() if role != "asset"}}
 
 
 def _print_written(written: dict[str, Path]) -> None:
@@ -146,6 +144,9 @@ TRAINERS: dict[str, tuple[str, str, str, str]] = {
     "geometry-detail": ("seed3d.geometry.train", "DetailTrainConfig", "train_detail",
                         "Train (or resume) the stage-2 detail flow (initialised from the shipped stage 1) on the "
                         "shipped VAE's latents at each shape's dilated surface voxels."),
+    "pbr": ("seed3d.pbr.train", "PBRTrainConfig", "train_pbr",
+            "Train (or resume) the multi-view PBR generator (albedo + metallic-roughness, MoE) and the material "
+            "tagger on a built data set's rig views."),
 }
 
 
@@ -172,42 +173,71 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_generate(args: argparse.Namespace) -> int:
-    """Generate a sim-ready asset from an image and/or a text, export it and validate it."""
-    from seed3d.asset import atomic_file
-    from seed3d.physics.validate import validate_path
-    from seed3d.pipeline import PipelineOptions, Seed3DPipeline, stage_list
+def _stage_progress(desc: str, stages: Sequence[str]) -> tuple[Callable[[str, float, str], None], Callable[[], None]]:
+    """A tqdm bar driven by a ``(stage, fraction, message)`` callback over ``stages`` in order."""
+    update, close = _progress_bar(desc)
+    order = list(stages)
+
+    def report(stage: str, fraction: float, message: str) -> None:
+        i = order.index(stage) if stage in order else 0
+        update((i + min(max(fraction, 0.0), 1.0)) / max(len(order), 1), f"{stage}: {message}" if message else stage)
+
+    return report, close
+
+
+def _job_spec(args: argparse.Namespace) -> Any:
+    """The ``JobSpec`` of ``seed3d generate``'s options (errors before any model loads)."""
+    from seed3d.pipeline import JobSpec, stage_list
 
     if not args.image and not args.text:
         raise Seed3DError("give --image PATH, --text TEXT or both")
-    if args.image:
-        from seed3d.condition.image import load_image
+    if args.image and not Path(args.image).is_file():
+        raise Seed3DError(f"{args.image}: no such file")
+    stages = [s for s in stage_list(args.stages)
+              if not (args.no_texture and s == "texture") and not (args.no_articulation and s == "articulation")]
+    spec = JobSpec(text=args.text, image=args.image, seed=args.seed, stages=tuple(stages), target_faces=args.faces,
+                   steps=args.steps, guidance=args.guidance, resolution=args.resolution, formats=args.formats,
+                   name=args.name, category=args.category)
+    spec.check()  # refuse a file that is not an image before loading any model
+    return spec
 
-        if not Path(args.image).is_file():
-            raise Seed3DError(f"{args.image}: no such file")
-        load_image(args.image)  # refuse a file that is not an image before loading any model
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    """Generate a sim-ready asset from an image and/or a text: parts, joints, every export, validation
+    (report.json) and a turntable preview; exit 1 when validation fails."""
+    from seed3d.physics.validate import ValidationReport
+    from seed3d.pipeline import POST_STAGES, Seed3DPipeline, run_job
+
+    spec = _job_spec(args)
     out = Path(args.output)
     if out.exists() and not args.overwrite:
         raise Seed3DError(f"{out} exists (use --overwrite to replace it)")
-    options = PipelineOptions(stages=stage_list(args.stages), seed=args.seed, steps=args.steps,
-                              guidance=args.guidance, resolution=args.resolution, target_faces=args.faces,
-                              category=args.category, device=args.device)
-    pipe = Seed3DPipeline.from_pretrained(args.weights, device=args.device)
-    update, close = _progress_bar("generate")
+    if "texture" not in spec.stages:
+        log.info("texture stage skipped: it is not built yet")
+    pipe = Seed3DPipeline.from_pretrained(args.weights, device=args.device, low_memory=args.low_memory)
+    report, close = _stage_progress("generate", [*spec.stages, *POST_STAGES])
     try:
-        asset = pipe(image=args.image, text=args.text, options=options, name=args.name,
-                     progress=lambda stage, f, m: update(f, f"{stage}: {m}"))
+        summary = run_job(spec, out, pipe=pipe, device=args.device, progress=report, overwrite=args.overwrite)
     finally:
         close()
-    written = _write_sim_ready(asset, out, args.formats, overwrite=args.overwrite)
-    report = validate_path(out)
-    with atomic_file(out / "report.json") as tmp:
-        tmp.write_text(json.dumps({**report.to_dict(), "timings": asset.metadata.get("timings", {})}, indent=2)
-                       + "\n")
-    written["report"] = out / "report.json"
-    _print_written(written)
-    print(report.summary())
-    return report.exit_code
+    _print_written({role: out / rel for role, rel in summary["files"].items()})
+    doc = json.loads((out / "report.json").read_text())
+    print(ValidationReport.from_dict(doc).summary())
+    timings = summary["timings"]
+    print(f"{summary['parts']} part(s), {summary['joints']} joint(s) ({summary['movable_joints']} movable); "
+          + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items()))
+    return 0 if summary["valid"] else 1
+
+
+def cmd_batch(args: argparse.Namespace) -> int:
+    """Generate every job of a CSV or JSONL manifest into DIR (one folder per job, resumable), then print and
+    write a summary (DIR/summary.json, DIR/summary.csv); exit 1 when an item failed or is not valid."""
+    from seed3d.batch import print_summary, run_batch
+
+    result = run_batch(args.manifest, args.output, workers=args.workers, ray=args.ray, weights=args.weights,
+                       device=args.device, resume=args.resume, low_memory=args.low_memory, show_progress=True)
+    print_summary(result)
+    return result.exit_code
 
 
 def cmd_articulate(args: argparse.Namespace) -> int:
@@ -338,26 +368,54 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overwrite", action="store_true", help="replace an existing output folder")
     p.set_defaults(func=cmd_articulate)
 
-    p = sub.add_parser("generate", help=cmd_generate.__doc__, description=cmd_generate.__doc__ + (
-        " Today the pipeline runs the geometry stage (one watertight body, sized from the text or the category); "
-        "texture, parts and articulation are not wired in yet."))
+    p = sub.add_parser("generate", help="Generate a sim-ready asset from an image and/or a text.",
+                       description=cmd_generate.__doc__ + (
+        " Stages: geometry (one watertight body sized from the text or the category), parts (the shipped part "
+        "segmenter), articulation (joints, limits, physical properties); texture is not built yet and is skipped."))
     p.add_argument("--image", metavar="PATH", help="reference image (PNG/JPEG/...; alpha or a plain background)")
     p.add_argument("--text", metavar="TEXT", help="description (size words such as '80 cm tall' set the size)")
     p.add_argument("-o", "--output", required=True, help="output asset folder (with exports and report.json)")
     p.add_argument("--seed", type=_non_negative, default=0, help="seed (same inputs and seed -> same asset)")
-    p.add_argument("--stages", default="geometry", help="comma-separated stages to run (default: geometry)")
+    p.add_argument("--stages", default="geometry,parts,articulation",
+                   help="comma-separated stages from geometry,texture,parts,articulation; geometry always runs "
+                        "(default: geometry,parts,articulation)")
+    p.add_argument("--no-texture", action="store_true", help="skip the texture stage (not built yet: always skipped)")
+    p.add_argument("--no-articulation", action="store_true",
+                   help="skip the articulation stage (parts are fixed rigidly to the largest one)")
     p.add_argument("--formats", type=_formats, default="glb,urdf,mjcf,usd",
-                   help="exports to write: comma-separated, or 'none' (default: all)")
+                   help="exports to write: comma-separated, or 'none' (default: glb,urdf,mjcf,usd)")
     p.add_argument("--faces", type=_positive, default=50_000, help="faces after decimation (default 50000)")
     p.add_argument("--steps", type=_positive, default=25, help="flow sampling steps (default 25)")
     p.add_argument("--guidance", type=float, default=3.0, help="classifier-free guidance scale (default 3)")
     p.add_argument("--resolution", type=_positive, default=256, help="surface extraction grid (default 256)")
     p.add_argument("--category", help="category whose typical size applies when the text gives none")
-    p.add_argument("--name", default="generated", help="asset name (default: generated)")
+    p.add_argument("--name", help="asset name (default: from the text, else the image file name)")
     p.add_argument("--weights", metavar="DIR", help="weights folder with pipeline.json (default: shipped)")
     p.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="device (default cpu)")
+    p.add_argument("--low-memory", action="store_true", help="hold one model at a time (slower on repeat runs)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing output folder")
     p.set_defaults(func=cmd_generate)
+
+    p = sub.add_parser("batch", help="Generate every job of a CSV or JSONL manifest (resumable; local workers or "
+                       "Ray).", description=cmd_batch.__doc__ + (
+        " MANIFEST columns (CSV) or keys (JSONL) are the job fields: text, image (relative to the manifest), seed, "
+        "stages, target_faces, texture_size, steps, guidance, resolution, formats, name, category; lists such as "
+        "stages and formats are comma-separated in CSV. A job whose folder DIR/items/KEY is complete is skipped "
+        "(KEY: a hash of its inputs and options)."))
+    p.add_argument("manifest", metavar="MANIFEST", help="jobs: a .csv file with a header row, or .jsonl")
+    p.add_argument("-o", "--output", required=True, metavar="DIR", help="output folder (items/KEY/ per job)")
+    p.add_argument("--workers", type=_positive, default=1,
+                   help="local worker processes, each loading the pipeline once (default 1: in this process); "
+                        "with --ray: the number of Ray actors")
+    p.add_argument("--ray", metavar="ADDRESS", help="run on a Ray cluster (ADDRESS, e.g. ray://host:10001 or auto; "
+                   "'local' starts one on this machine); DIR must be on storage every node can write")
+    p.add_argument("--weights", metavar="DIR", help="weights folder with pipeline.json (default: shipped)")
+    p.add_argument("--device", default="cpu", choices=("cpu", "cuda"),
+                   help="device of every worker (default cpu; cuda: each Ray actor asks for one GPU)")
+    p.add_argument("--low-memory", action="store_true", help="each worker holds one model at a time")
+    p.add_argument("--no-resume", dest="resume", action="store_false",
+                   help="run every job again, replacing finished folders (default: skip finished jobs)")
+    p.set_defaults(func=cmd_batch, resume=True)
 
     p = sub.add_parser("data", help="training data sets made from the procedural categories",
                        description="Training data sets made from the procedural categories.")
@@ -402,7 +460,27 @@ def build_parser() -> argparse.ArgumentParser:
         t.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="device (default cpu)")
         t.add_argument("--init-from", metavar="DIR", help="start a fresh run from a saved model's weights")
         t.set_defaults(func=cmd_train)
+    _load_plugin_commands(sub)
     return parser
+
+
+#: Entry point group of subcommands that live outside the seed3d package (``seed3d serve`` from api/).
+COMMANDS_GROUP = "seed3d.commands"
+
+
+def _load_plugin_commands(sub: Any) -> None:
+    """Let every entry point of group ``seed3d.commands`` add its subcommands (``register(subparsers)``); one
+    that fails to import or register is skipped with a warning."""
+    from importlib.metadata import entry_points
+
+    for ep in sorted(entry_points(group=COMMANDS_GROUP), key=lambda e: e.name):
+        if ep.name in sub.choices:
+            log.warning("command %r from %s ignored: seed3d has a command of that name", ep.name, ep.value)
+            continue
+        try:
+            ep.load()(sub)
+        except Exception as exc:  # a broken plugin must not take the whole CLI down
+            log.warning("command %r from %s is unavailable: %s: %s", ep.name, ep.value, type(exc).__name__, exc)
 
 
 def _integer_at_least(text: str, low: int) -> int:

@@ -1,35 +1,56 @@
 """The end-to-end pipeline: the only module that knows the order of the stages.
 
 ``Seed3DPipeline.from_pretrained()`` reads ``weights/pipeline.json`` (the component manifest) and loads each
-component when a stage first needs it; ``pipe(image=..., text=..., seed=...)`` returns an ``Asset``. Built
-today: the geometry stage (image and/or text -> one watertight body in meters). Texture, parts and
-articulation inside the pipeline are not wired yet and raise ``NotBuiltError`` when asked for.
+component when a stage first needs it; ``pipe(image=..., text=..., seed=...)`` returns an ``Asset``:
+
+1. ``geometry``: image and/or text -> one watertight body in meters (``seed3d.geometry``);
+2. ``texture``: not built yet (``NotBuiltError`` when asked for; skipped by default with a logged note);
+3. ``parts``: the body cut into labelled, closed parts by the part segmenter (``seed3d.parts.decompose``);
+4. ``articulation``: a joint tree with types, axes, limits and physical properties
+   (``seed3d.articulation.articulate``). Parts without articulation are fixed rigidly to the largest part.
+
+``run_job(JobSpec(...), out)`` is the one way to make a finished asset folder: it runs the pipeline, computes
+collision hulls and inertials (``physics``), writes every export (``export``), validates the folder in the
+physics engines (``validate``), renders a turntable preview (``preview``) and writes ``report.json``; the
+folder appears atomically. ``seed3d generate``, ``seed3d batch`` and the REST service's workers all call it.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import gc
 import hashlib
 import json
 import logging
 import os
+import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from seed3d.asset import Asset, Part
-from seed3d.errors import InvalidInputError, NotBuiltError, Seed3DError
+from seed3d.asset import Asset, Joint, Part, atomic_dir
+from seed3d.errors import DependencyError, InvalidInputError, NotBuiltError, Seed3DError
+from seed3d.physics import CollisionConfig, PhysicsConfig
 from seed3d.typed import PathType
 
 log = logging.getLogger(__name__)
 
 #: Stages in the order the pipeline runs them.
 STAGES: tuple[str, ...] = ("geometry", "texture", "parts", "articulation")
-#: Stages the pipeline can run today.
-BUILT_STAGES: tuple[str, ...] = ("geometry",)
+#: Stages the pipeline can run today (the default of ``PipelineOptions`` and ``JobSpec``).
+BUILT_STAGES: tuple[str, ...] = ("geometry", "parts", "articulation")
+#: What ``run_job`` does after the pipeline's stages, in order (progress callbacks use these names).
+POST_STAGES: tuple[str, ...] = ("physics", "export", "validate", "preview")
+#: Export formats ``run_job`` writes by default (all of ``seed3d.export.FORMATS``).
+DEFAULT_FORMATS: tuple[str, ...] = ("glb", "urdf", "mjcf", "usd")
 
 StageProgress = Callable[[str, float, str], None]
+
+
+class JobCancelled(Seed3DError):
+    """A job stopped at a stage boundary because its ``should_cancel()`` returned true."""
 
 
 def weights_root(root: PathType | None = None) -> Path:
@@ -50,12 +71,58 @@ def weights_component(name: str, root: PathType | None = None) -> Path:
     return base / comp["path"]
 
 
+def check_device(device: str) -> str:
+    """``device`` when this machine can run on it: cpu, or cuda / cuda:N with a GPU torch can see."""
+    if device == "cpu":
+        return device
+    if not re.fullmatch(r"cuda(:\d+)?", str(device)):
+        raise InvalidInputError(f"device must be cpu or cuda (cuda:N), got {device!r}")
+    import torch
+
+    if not torch.cuda.is_available():
+        raise DependencyError(f"device {device!r} was asked for but torch sees no CUDA GPU "
+                              f"(torch {torch.__version__}, cuda build {torch.version.cuda}); use --device cpu")
+    index = int(device.split(":")[1]) if ":" in device else 0
+    if index >= torch.cuda.device_count():
+        raise InvalidInputError(f"device {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s)")
+    return device
+
+
+def generated_physics() -> PhysicsConfig:
+    """Collision settings for generated parts: a coarse, bounded CoACD (at most 8 hulls per part).
+
+    Segmented generated parts are rough and often open (CoACD remeshes those first). With the library defaults
+    (64 hulls, threshold 0.02, 50 tree-search iterations) CoACD took 15–60 s per part on 2 shared cores, minutes
+    per asset; a middle setting (16 hulls, threshold 0.08, 20 iterations) 27 s for six parts of a 1k-face body;
+    these settings 6 s for the same parts and 9 s for the six parts of a 50k-face body (up to 45k faces each).
+    """
+    return PhysicsConfig(collision=CollisionConfig(max_hulls=8, threshold=0.15, resolution=500, mcts_iterations=10,
+                                                   mcts_max_depth=2, mcts_nodes=10, max_input_faces=1500,
+                                                   preprocess_resolution=20))
+
+
+def normalise_stages(stages: str | Sequence[str]) -> tuple[str, ...]:
+    """Stage names in pipeline order with ``geometry`` first (it always runs); unknown names are an error."""
+    items = stage_list(stages) if isinstance(stages, str) else tuple(str(s).strip() for s in stages)
+    unknown = [s for s in items if s not in STAGES]
+    if unknown:
+        raise InvalidInputError(f"unknown stages {unknown}; stages are {', '.join(STAGES)}")
+    return tuple(s for s in STAGES if s == "geometry" or s in items)
+
+
+def _check_built(stages: Sequence[str]) -> None:
+    missing = [s for s in stages if s not in BUILT_STAGES]
+    if missing:
+        raise NotBuiltError(f"the {', '.join(missing)} stage is not built yet; run with stages "
+                            f"{', '.join(BUILT_STAGES)} (the default)")
+
+
 @dataclass
 class PipelineOptions:
     """What to run and how (the CLI's ``seed3d generate`` options)."""
 
     stages: tuple[str, ...] = BUILT_STAGES
-    """Stages to run, a subset of ``STAGES`` (geometry is always first)."""
+    """Stages to run, a subset of ``STAGES``; geometry always runs first."""
     seed: int = 0
     """Seed of every random draw (same inputs and seed -> same asset)."""
     steps: int = 25
@@ -66,23 +133,29 @@ class PipelineOptions:
     """Surface-extraction resolution."""
     target_faces: int | None = 50_000
     """Faces of the generated mesh after decimation."""
+    texture_size: int = 1024
+    """Texture map size in pixels (the texture stage, once built)."""
     category: str | None = None
     """Category whose typical size applies when the text names no size."""
+    max_parts: int = 6
+    """Most parts the segmenter may cut (each part costs a convex decomposition and joint fitting)."""
+    physics: PhysicsConfig = field(default_factory=generated_physics)
+    """Collision hull and inertia settings of the generated parts."""
     device: str = "cpu"
-    """cpu or cuda."""
+    """cpu or cuda (the pipeline's own device decides where models run)."""
 
     def __post_init__(self) -> None:
-        self.stages = tuple(self.stages)
-        unknown = [s for s in self.stages if s not in STAGES]
-        if unknown:
-            raise InvalidInputError(f"unknown stages {unknown}; stages are {', '.join(STAGES)}")
-        if "geometry" not in self.stages:
-            raise InvalidInputError("the geometry stage cannot be skipped: every other stage works on its shape")
-        missing = [s for s in self.stages if s not in BUILT_STAGES]
-        if missing:
-            raise NotBuiltError(f"the {', '.join(missing)} stage(s) are not wired into the pipeline yet; run "
-                                f"with stages {BUILT_STAGES} (`seed3d articulate` runs parts + articulation on a "
-                                "mesh today)")
+        self.stages = normalise_stages(self.stages)
+        _check_built(self.stages)
+        for name, low in (("seed", 0), ("steps", 1), ("resolution", 8), ("texture_size", 16), ("max_parts", 1)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise InvalidInputError(f"{name} must be an integer >= {low}, got {value!r}")
+        if self.target_faces is not None and (isinstance(self.target_faces, bool) or
+                                              not isinstance(self.target_faces, int) or self.target_faces < 4):
+            raise InvalidInputError(f"target_faces must be None or an integer >= 4, got {self.target_faces!r}")
+        if not isinstance(self.guidance, int | float) or not self.guidance >= 0:
+            raise InvalidInputError(f"guidance must be a number >= 0, got {self.guidance!r}")
 
 
 def _sha(path: Path) -> str:
@@ -93,70 +166,440 @@ def _sha(path: Path) -> str:
     return h.hexdigest()[:16]
 
 
-class Seed3DPipeline:
-    """Image and/or text -> ``Asset``, stage by stage, loading the components listed in ``pipeline.json``."""
+def _root_part(asset: Asset) -> str:
+    """The part the others hang from when joints are not inferred: a ``body`` part, else the biggest box."""
+    for p in asset.parts:
+        if p.label == "body":
+            return p.name
 
-    def __init__(self, root: PathType | None = None, device: str = "cpu") -> None:
+    def box(p: Part) -> float:
+        lo, hi = p.mesh.bounds
+        return float((hi - lo).prod())
+
+    return max(asset.parts, key=box).name
+
+
+def rigid(asset: Asset) -> Asset:
+    """A copy of a segmented asset whose parts are all fixed to the root part (a rigid, non-articulated object)."""
+    out = asset.copy()
+    if out.joints_known:
+        return out
+    root = _root_part(out)
+    joints = []
+    for p in out.parts:
+        if p.name != root:
+            lo, hi = p.mesh.bounds
+            joints.append(Joint(f"{p.name}_mount", "fixed", root, p.name, origin=(lo + hi) / 2))
+    out.joints, out.joints_known = joints, True
+    out.parts.sort(key=lambda p: p.name != root)  # root first
+    out.check_tree()
+    return out
+
+
+class Seed3DPipeline:
+    """Image and/or text -> ``Asset``, stage by stage, loading the components listed in ``pipeline.json``.
+
+    Components load when a stage first needs them and stay loaded for the next call, unless ``low_memory``:
+    then one model is held at a time (the geometry models are freed before the part segmenter loads, and the
+    segmenter before articulation).
+    """
+
+    def __init__(self, root: PathType | None = None, device: str = "cpu", low_memory: bool = False) -> None:
         self.root = weights_root(root)
-        self.device = device
+        self.device = check_device(device)
+        self.low_memory = bool(low_memory)
         self._geometry: Any = None
+        self._segmenter: Any = None
 
     @classmethod
-    def from_pretrained(cls, root: PathType | None = None, device: str = "cpu") -> Seed3DPipeline:
+    def from_pretrained(cls, root: PathType | None = None, device: str = "cpu",
+                        low_memory: bool = False) -> Seed3DPipeline:
         """A pipeline on the weights folder ``root`` (default: ``weights_root()``); components load lazily."""
-        pipe = cls(root, device)
+        pipe = cls(root, device, low_memory)
         weights_component("geometry_vae", pipe.root)  # fail early on a folder without the manifest
         return pipe
+
+    def _components(self) -> dict[str, Any]:
+        return dict(json.loads((self.root / "pipeline.json").read_text())["components"])
 
     def geometry(self) -> Any:
         """The loaded ``ShapeGenerator`` (VAE, stage-1 flow and conditioner, stage-2 flow when listed)."""
         if self._geometry is None:
             from seed3d.geometry.generate import ShapeGenerator
 
-            manifest = json.loads((self.root / "pipeline.json").read_text())["components"]
-            detail = weights_component("geometry_detail", self.root) if "geometry_detail" in manifest else None
+            detail = weights_component("geometry_detail", self.root) if "geometry_detail" in self._components() \
+                else None
             self._geometry = ShapeGenerator.from_folders(weights_component("geometry_vae", self.root),
                                                          weights_component("geometry_coarse", self.root), detail,
                                                          self.device)
         return self._geometry
 
-    def model_versions(self) -> dict[str, str]:
-        """Short sha256 of each geometry component's weights (recorded in the asset's metadata)."""
+    def segmenter(self) -> Any:
+        """The loaded part ``Segmenter`` (component ``part_segmenter``)."""
+        if self._segmenter is None:
+            from seed3d.parts.segment import Segmenter
+
+            self._segmenter = Segmenter.from_pretrained(weights_component("part_segmenter", self.root),
+                                                        device=self.device)
+        return self._segmenter
+
+    def release(self, *names: str) -> None:
+        """Free loaded models (``geometry``, ``segmenter``; all when no name is given)."""
+        for name in names or ("geometry", "segmenter"):
+            setattr(self, f"_{name}", None)
+        gc.collect()
+        if self.device.startswith("cuda"):
+            import torch
+
+            torch.cuda.empty_cache()
+
+    def model_versions(self, stages: Sequence[str] = STAGES) -> dict[str, str]:
+        """Short sha256 of the weights of each component the ``stages`` use (recorded in the asset's metadata)."""
+        try:
+            components = self._components()
+        except (OSError, json.JSONDecodeError, KeyError, TypeError):
+            return {}
         out = {}
-        for name in ("geometry_vae", "geometry_coarse", "geometry_detail"):
-            try:
-                folder = weights_component(name, self.root)
-            except Seed3DError:
-                continue
-            files = sorted(folder.rglob("model.safetensors"))
-            out[name] = ",".join(_sha(f) for f in files)
+        for name, comp in sorted(components.items()):
+            if isinstance(comp, dict) and comp.get("stage", "geometry") in stages:
+                files = sorted((self.root / comp["path"]).rglob("model.safetensors"))
+                if files:
+                    out[name] = ",".join(_sha(f) for f in files)
         return out
 
     def __call__(self, image: Any = None, text: str | None = None, options: PipelineOptions | None = None,
-                 progress: StageProgress | None = None, name: str | None = None) -> Asset:
-        """Run the chosen stages on an image (path, bytes, PIL image or array) and/or a text."""
+                 progress: StageProgress | None = None, name: str | None = None,
+                 should_cancel: Callable[[], bool] | None = None, **overrides: Any) -> Asset:
+        """Run the chosen stages on an image (path, bytes, PIL image or array) and/or a text.
+
+        ``overrides`` replace fields of ``options`` (``pipe(text="a stool", seed=3, steps=10)``); ``progress`` is
+        called as ``(stage, fraction, message)``; ``should_cancel`` is polled at stage boundaries and raises
+        ``JobCancelled`` when it returns true.
+        """
         from seed3d.geometry.generate import GenerateOptions
 
         opts = options or PipelineOptions()
+        if overrides:
+            known = {f.name for f in dataclasses.fields(PipelineOptions)}
+            unknown = sorted(set(overrides) - known)
+            if unknown:
+                raise InvalidInputError(f"unknown pipeline options {unknown}; known: {', '.join(sorted(known))}")
+            opts = dataclasses.replace(opts, **overrides)
         report = progress or (lambda s, f, m: None)
+
+        def boundary(stage: str) -> None:
+            if should_cancel is not None and should_cancel():
+                raise JobCancelled(f"canceled before the {stage} stage")
+
         timings: dict[str, float] = {}
+        boundary("geometry")
         t0 = time.perf_counter()
         report("geometry", 0.0, "loading models")
-        gen = self.geometry()
-        shape = gen.generate(image=image, text=text, category=opts.category,
-                             options=GenerateOptions(seed=opts.seed, steps=opts.steps, guidance=opts.guidance,
-                                                     resolution=opts.resolution, target_faces=opts.target_faces),
-                             callback=lambda stage, f: report("geometry", 0.9 * f, f"{stage} flow"))
+        shape = self.geometry().generate(
+            image=image, text=text, category=opts.category,
+            options=GenerateOptions(seed=opts.seed, steps=opts.steps, guidance=opts.guidance,
+                                    resolution=opts.resolution, target_faces=opts.target_faces),
+            callback=lambda stage, f: report("geometry", 0.9 * f, f"{stage} flow"))
         timings["geometry"] = round(time.perf_counter() - t0, 3)
         report("geometry", 1.0, f"{len(shape.mesh.faces)} faces")
-        metadata = {"prompt": text, "image": image if isinstance(image, str) else None, "seed": opts.seed,
-                    "stages": list(opts.stages), "models": self.model_versions(),
-                    "timings": {**timings, "geometry_detail": shape.timings},
-                    "size": {"dims": shape.size.dims, "source": shape.size.source}}
-        return Asset(name or "generated", [Part("body", shape.mesh, label="body")], [], metadata)
+        skipped = {s: "not built yet" for s in STAGES if s not in opts.stages and s not in BUILT_STAGES}
+        if "texture" in skipped:
+            log.info("texture stage skipped: it is not built yet (parts keep the default PBR material)")
+        metadata: dict[str, Any] = {
+            "prompt": text, "image": str(image) if isinstance(image, str | os.PathLike) else None, "seed": opts.seed,
+            "stages": list(opts.stages), "skipped": skipped, "models": self.model_versions(opts.stages),
+            "device": self.device, "size": {"dims": shape.size.dims, "source": shape.size.source},
+            "options": {"steps": opts.steps, "guidance": opts.guidance, "resolution": opts.resolution,
+                        "target_faces": opts.target_faces, "max_parts": opts.max_parts}}
+        asset = Asset(name or "generated", [Part("body", shape.mesh, label="body")], [], metadata)
+        geometry_detail = {k: round(float(v), 3) for k, v in shape.timings.items()}
+        del shape
+        if self.low_memory:
+            self.release("geometry")
+
+        if "parts" in opts.stages:
+            from seed3d.parts import decompose
+
+            boundary("parts")
+            t0 = time.perf_counter()
+            report("parts", 0.0, "loading the part segmenter")
+            parts = decompose(asset.parts[0].mesh, self.segmenter(), name=asset.name, num_parts=opts.max_parts,
+                              progress=lambda f, m: report("parts", f, m))
+            parts.metadata = {**metadata, **parts.metadata}
+            asset = parts
+            timings["parts"] = round(time.perf_counter() - t0, 3)
+            if self.low_memory:
+                self.release("segmenter")
+
+        if "articulation" in opts.stages:
+            from seed3d.articulation import ArticulationConfig, articulate
+
+            boundary("articulation")
+            t0 = time.perf_counter()
+            report("articulation", 0.0, "inferring joints")
+            asset = articulate(asset, config=ArticulationConfig(physics=opts.physics),
+                               progress=lambda f, m: report("articulation", f, m))
+            timings["articulation"] = round(time.perf_counter() - t0, 3)
+        elif not asset.joints_known:
+            asset = rigid(asset)
+            asset.metadata["notes"] = [*asset.metadata.get("notes", []),
+                                       "articulation not run: every part is fixed to the largest one"]
+        asset.metadata["timings"] = {**timings, "geometry_detail": geometry_detail}
+        return asset
 
 
 def stage_list(text: str | Sequence[str]) -> tuple[str, ...]:
     """Parse ``"geometry,parts"`` (or a sequence) into a tuple of stage names."""
     items = text.split(",") if isinstance(text, str) else list(text)
     return tuple(s.strip() for s in items if s.strip())
+
+
+# --------------------------------------------------------------------------------------------- jobs
+
+
+def _slug(text: str, most: int = 40) -> str:
+    words = re.findall(r"[A-Za-z0-9]+", text.lower())
+    return "_".join(words)[:most].strip("_")
+
+
+@dataclass
+class JobSpec:
+    """One generation job: inputs and options (JSON-serialisable via dataclasses.asdict)."""
+
+    text: str | None = None
+    """Description of the object (size words such as '80 cm tall' set its size)."""
+    image: str | None = None
+    """Path of an image file on local disk."""
+    seed: int = 0
+    """Seed of every random draw."""
+    stages: tuple[str, ...] = BUILT_STAGES
+    """Stages to run, geometry first (it always runs; it is added when missing)."""
+    target_faces: int | None = 50_000
+    """Faces of the generated mesh after decimation (None: keep all)."""
+    texture_size: int = 1024
+    """Texture map size (the texture stage, once built)."""
+    steps: int = 25
+    """Flow sampling steps."""
+    guidance: float = 3.0
+    """Classifier-free guidance scale."""
+    resolution: int = 256
+    """Surface-extraction grid."""
+    formats: tuple[str, ...] = DEFAULT_FORMATS
+    """Exports to write: any of glb, urdf, mjcf, usd."""
+    name: str | None = None
+    """Asset name (file names of the exports); default: from the text, else the image file, else 'generated'."""
+    category: str | None = None
+    """Category whose typical size applies when the text names no size."""
+
+    def __post_init__(self) -> None:
+        if self.text is not None and not isinstance(self.text, str):
+            raise InvalidInputError(f"text must be a string, got {type(self.text).__name__}")
+        if self.text is not None and not self.text.strip():
+            self.text = None
+        if self.image is not None:
+            if not isinstance(self.image, str | os.PathLike):
+                raise InvalidInputError(f"image must be a file path, got {type(self.image).__name__}")
+            self.image = str(self.image) or None
+        if self.text is None and self.image is None:
+            raise InvalidInputError("a job needs a text, an image or both")
+        from seed3d.export import FORMATS
+
+        formats = stage_list(self.formats) if isinstance(self.formats, str) else tuple(self.formats)
+        unknown = [f for f in formats if f not in FORMATS]
+        if unknown:
+            raise InvalidInputError(f"unknown format(s) {', '.join(map(str, unknown))}; "
+                                    f"choose from {', '.join(FORMATS)}")
+        self.formats = tuple(f for f in FORMATS if f in formats)
+        self.stages = normalise_stages(self.stages)
+        _check_built(self.stages)
+        if self.name is not None and (not isinstance(self.name, str) or
+                                      not re.fullmatch(r"[A-Za-z0-9_-]+", self.name)):
+            raise InvalidInputError(f"name must be letters, digits, '_' or '-', got {self.name!r}")
+        if self.category is not None and not isinstance(self.category, str):
+            raise InvalidInputError(f"category must be a string, got {self.category!r}")
+        self.pipeline_options()  # range checks of the numbers
+
+    def pipeline_options(self, device: str = "cpu") -> PipelineOptions:
+        """The ``PipelineOptions`` of this job."""
+        return PipelineOptions(stages=self.stages, seed=self.seed, steps=self.steps, guidance=self.guidance,
+                               resolution=self.resolution, target_faces=self.target_faces,
+                               texture_size=self.texture_size, category=self.category, device=device)
+
+    def asset_name(self) -> str:
+        """The name of the asset this job makes (``name``, else a slug of the text or the image file's stem)."""
+        if self.name:
+            return self.name
+        slug = _slug(self.text or "") or (_slug(Path(self.image).stem) if self.image else "")
+        return slug or "generated"
+
+    def image_bytes(self) -> bytes | None:
+        """The image file's bytes (None without an image); a missing file is an ``InvalidInputError``."""
+        if self.image is None:
+            return None
+        path = Path(self.image)
+        if not path.is_file():
+            raise InvalidInputError(f"{path}: no such image file")
+        return path.read_bytes()
+
+    def check(self) -> None:
+        """Raise ``InvalidInputError`` unless the image (when given) is a readable image file."""
+        data = self.image_bytes()
+        if data is not None:
+            from seed3d.condition.image import load_image
+
+            try:
+                load_image(data)
+            except InvalidInputError as exc:
+                raise InvalidInputError(f"{self.image}: {exc}") from None
+
+    def key(self) -> str:
+        """Content hash of the inputs (the image's bytes, not its path) and options: the resume key."""
+        doc = dataclasses.asdict(self)
+        data = self.image_bytes()
+        doc["image"] = None if data is None else hashlib.sha256(data).hexdigest()
+        doc["stages"], doc["formats"] = list(self.stages), list(self.formats)
+        doc["version"] = 1
+        return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:20]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able fields (tuples as lists)."""
+        doc = dataclasses.asdict(self)
+        doc["stages"], doc["formats"] = list(self.stages), list(self.formats)
+        return doc
+
+
+def _rel(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+def finish_asset(asset: Asset, out: PathType, *, formats: Sequence[str] = DEFAULT_FORMATS,
+                 physics: PhysicsConfig | None = None, validate: bool = True, preview: bool = True,
+                 progress: StageProgress | None = None, should_cancel: Callable[[], bool] | None = None,
+                 overwrite: bool = False, keep_existing: bool = False, key: str | None = None,
+                 started: float | None = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Make ``asset`` sim-ready and write its folder ``out`` atomically: collision hulls and inertials
+    (``physics``), the asset folder and ``formats`` (``export``), validation (``validate``, writes
+    ``report.json``), a turntable ``preview.png`` and ``preview.gif`` (``preview``).
+
+    Returns the summary ``{"name", "valid" (None when not validated), "faces", "parts", "joints",
+    "movable_joints", "timings", "files": {role: path relative to out}}`` (with ``key`` first when given;
+    ``timings["total"]`` counts from ``started``, a ``time.perf_counter()`` value, default now). ``extra`` is
+    merged into report.json (its ``timings`` and ``notes`` lead the report's); ``keep_existing`` moves files of
+    an existing ``out`` that were not rewritten into the new folder (an in-place re-export).
+    """
+    from seed3d.export import export_asset
+    from seed3d.physics import prepare
+
+    out = Path(out)
+    extra = dict(extra or {})
+    report = progress or (lambda s, f, m: None)
+    timings: dict[str, float] = dict(extra.pop("timings", {}))
+    notes: list[str] = list(extra.pop("notes", []))
+    started = time.perf_counter() if started is None else started
+
+    def boundary(stage: str) -> None:
+        if should_cancel is not None and should_cancel():
+            raise JobCancelled(f"canceled before the {stage} stage")
+
+    files: dict[str, str] = {}
+    valid: bool | None = None
+    with atomic_dir(out, overwrite=overwrite) as tmp:
+        boundary("physics")
+        t0 = time.perf_counter()
+        report("physics", 0.0, "collision hulls and inertials")
+        ready = prepare(asset, physics, progress=lambda f, m: report("physics", f, m))
+        timings["physics"] = round(time.perf_counter() - t0, 3)
+
+        boundary("export")
+        t0 = time.perf_counter()
+        report("export", 0.0, "asset folder")
+        ready.save(tmp, overwrite=True)
+        files["asset"] = "asset.json"
+        if formats:
+            written = export_asset(ready, tmp, formats=tuple(formats), progress=lambda f, m: report("export", f, m))
+            files.update({fmt: _rel(Path(p), tmp) for fmt, p in written.items()})
+        timings["export"] = round(time.perf_counter() - t0, 3)
+
+        validation = None
+        if validate:
+            from seed3d.physics.validate import validate_path
+
+            boundary("validate")
+            t0 = time.perf_counter()
+            report("validate", 0.0, "physics engines")
+            validation = validate_path(tmp)
+            valid = validation.passed
+            timings["validate"] = round(time.perf_counter() - t0, 3)
+
+        if preview:
+            boundary("preview")
+            t0 = time.perf_counter()
+            report("preview", 0.0, "turntable")
+            try:
+                from seed3d.render.preview import write_preview
+
+                write_preview(ready, tmp / "preview.png", tmp / "preview.gif")
+                files["preview"], files["preview_gif"] = "preview.png", "preview.gif"
+            except Seed3DError as exc:
+                log.warning("%s: no preview: %s", ready.name, exc)
+                notes.append(f"preview not rendered: {exc}")
+            timings["preview"] = round(time.perf_counter() - t0, 3)
+            report("preview", 1.0, "done")
+
+        if keep_existing and out.is_dir():
+            for item in out.iterdir():
+                if not (tmp / item.name).exists():
+                    os.replace(item, tmp / item.name)
+        timings["total"] = round(time.perf_counter() - started, 3)
+        summary: dict[str, Any] = {
+            **({"key": key} if key else {}), "name": ready.name, "valid": valid,
+            "faces": sum(len(p.mesh.faces) for p in ready.parts), "parts": len(ready.parts),
+            "joints": len(ready.joints), "movable_joints": sum(j.movable for j in ready.joints),
+            "timings": timings, "files": files}
+        if validation is not None:
+            files["report"] = "report.json"
+            doc = {**validation.to_dict(), "path": str(out), "valid": valid, "timings": timings,
+                   "models": ready.metadata.get("models", {}), "notes": [*validation.notes, *notes], **extra,
+                   "summary": summary}
+            text = json.dumps(doc, indent=2, default=str).replace(str(tmp), str(out))
+            (tmp / "report.json").write_text(text + "\n")
+    return summary
+
+
+def run_job(spec: JobSpec, out: PathType, *, pipe: Seed3DPipeline | None = None,
+            weights: PathType | None = None, device: str = "cpu", progress: StageProgress | None = None,
+            should_cancel: Callable[[], bool] | None = None, overwrite: bool = False) -> dict[str, Any]:
+    """Generate, export every format, validate, render a preview; write ``out`` atomically (temp folder renamed
+    into place, so ``out`` either does not exist or is complete). Returns a JSON-able summary:
+    ``{"name", "key", "valid": bool, "faces", "parts", "joints", "movable_joints", "timings": {stage: s},
+    "files": {role: relpath}}`` where roles are "asset" (asset.json), the formats written ("glb", "urdf",
+    "mjcf", "usd", "usdz"), "report" (report.json), "preview" (preview.png) and "preview_gif" (preview.gif);
+    the previews are absent, with a note in report.json, when no render backend works.
+
+    Invalid specs raise ``InvalidInputError`` (``NotBuiltError`` for an unbuilt stage) before any model loads;
+    ``should_cancel`` is polled at stage boundaries and raises ``JobCancelled``; an existing ``out`` is an error
+    unless ``overwrite``.
+    """
+    started = time.perf_counter()
+    spec.check()
+    key = spec.key()
+    out = Path(out)
+    if out.exists() and not overwrite:
+        raise InvalidInputError(f"{out} exists (use --overwrite to replace it)")
+    options = spec.pipeline_options(device)
+    if pipe is None:
+        pipe = Seed3DPipeline.from_pretrained(weights, device=device)
+    asset = pipe(image=spec.image, text=spec.text, options=options, progress=progress, name=spec.asset_name(),
+                 should_cancel=should_cancel)
+    job = {**spec.to_dict(), "key": key, "device": device}
+    asset.metadata["job"] = job
+    timings = {k: float(v) for k, v in asset.metadata.get("timings", {}).items() if isinstance(v, int | float)}
+    notes = [f"{s} stage skipped: {why}" for s, why in asset.metadata.get("skipped", {}).items()]
+    notes += list(asset.metadata.get("notes", []))
+    summary = finish_asset(asset, out, formats=spec.formats, physics=options.physics, progress=progress,
+                           should_cancel=should_cancel, overwrite=overwrite, key=key, started=started,
+                           extra={"timings": timings, "notes": notes, "job": job})
+    log.info("%s: %s in %.1f s (%d parts, %d joints) -> %s", summary["name"],
+             "valid" if summary["valid"] else "NOT valid", summary["timings"]["total"], summary["parts"],
+             summary["joints"], out)
+    return summary

@@ -1,27 +1,116 @@
-"""The pipeline: options, the weights manifest, and image/text -> asset with tiny random geometry models."""
+"""The pipeline and the job runner: options, job specs and their keys, the weights manifest, devices, and image/text
+-> asset -> finished folder with tiny random models (end to end with the shipped weights: test_cli_generate.py)."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from PIL import Image
 
-from seed3d.errors import InvalidInputError, NotBuiltError, Seed3DError
-from seed3d.pipeline import PipelineOptions, Seed3DPipeline, stage_list, weights_component
+from seed3d.asset import Asset
+from seed3d.errors import DependencyError, InvalidInputError, NotBuiltError, Seed3DError
+from seed3d.pipeline import (
+    BUILT_STAGES,
+    POST_STAGES,
+    JobCancelled,
+    JobSpec,
+    PipelineOptions,
+    Seed3DPipeline,
+    check_device,
+    rigid,
+    run_job,
+    stage_list,
+    weights_component,
+)
 
 
-def test_options_refuse_unknown_skipped_and_unbuilt_stages() -> None:
-    assert PipelineOptions().stages == ("geometry",)
+def make_tiny_weights(root: Path) -> Path:
+    """A weights folder with tiny random geometry models and part segmenter, and its pipeline.json."""
+    from seed3d.geometry.coarse import CoarseFlow
+    from seed3d.geometry.conditioning import ShapeConditioner
+    from seed3d.geometry.train import CoarseModel
+    from seed3d.geometry.vae import ShapeVAE
+    from seed3d.parts.model import PartSegmenter
+    from tests.geometry.test_generate import TINY_COND, TINY_FLOW, TINY_VAE
+    from tests.parts.test_segment import TINY_MODEL
+
+    torch.manual_seed(0)
+    ShapeVAE(TINY_VAE).save_pretrained(root / "geometry-vae")
+    CoarseModel(CoarseFlow(TINY_FLOW), ShapeConditioner(TINY_COND)).save_pretrained(root / "geometry-coarse")
+    PartSegmenter(TINY_MODEL).save_pretrained(root / "part-segmenter")
+    (root / "pipeline.json").write_text(json.dumps({"components": {
+        "geometry_vae": {"path": "geometry-vae", "stage": "geometry"},
+        "geometry_coarse": {"path": "geometry-coarse", "stage": "geometry"},
+        "part_segmenter": {"path": "part-segmenter", "stage": "parts"}}}))
+    return root
+
+
+@pytest.fixture(scope="module")
+def tiny_weights(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_tiny_weights(tmp_path_factory.mktemp("weights"))
+
+
+def noise_image(path: Path, seed: int = 0) -> Path:
+    """A small random RGB image saved at ``path``."""
+    Image.fromarray((np.random.default_rng(seed).random((40, 40, 3)) * 255).astype(np.uint8)).save(path)
+    return path
+
+
+#: Options that keep tiny-model runs fast.
+FAST = {"steps": 2, "resolution": 32, "target_faces": None}
+
+
+def test_options_default_to_the_built_stages_and_refuse_unknown_and_unbuilt_ones() -> None:
+    assert PipelineOptions().stages == BUILT_STAGES == ("geometry", "parts", "articulation")
+    assert PipelineOptions(stages=("articulation", "parts")).stages == BUILT_STAGES  # geometry added, order fixed
     with pytest.raises(InvalidInputError, match="unknown stages"):
         PipelineOptions(stages=("geometry", "paint"))
-    with pytest.raises(InvalidInputError, match="cannot be skipped"):
-        PipelineOptions(stages=("texture",))
-    with pytest.raises(NotBuiltError, match="texture"):
+    with pytest.raises(NotBuiltError, match="texture stage is not built yet"):
         PipelineOptions(stages=("geometry", "texture"))
+    with pytest.raises(InvalidInputError, match="steps must be an integer >= 1"):
+        PipelineOptions(steps=0)
+    with pytest.raises(InvalidInputError, match="target_faces"):
+        PipelineOptions(target_faces=2)
     assert stage_list(" geometry, parts ,") == ("geometry", "parts")
+
+
+def test_job_spec_checks_its_fields_before_any_model_loads(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInputError, match="needs a text, an image or both"):
+        JobSpec(text="  ")
+    with pytest.raises(InvalidInputError, match="unknown format"):
+        JobSpec(text="a chair", formats=("glb", "fbx"))
+    with pytest.raises(NotBuiltError, match="texture"):
+        JobSpec(text="a chair", stages=("geometry", "texture"))
+    with pytest.raises(InvalidInputError, match="name must be"):
+        JobSpec(text="a chair", name="my chair")
+    with pytest.raises(InvalidInputError, match="seed must be"):
+        JobSpec(text="a chair", seed=-1)
+    spec = JobSpec(text="a chair", formats=("usd", "glb"), stages=("parts",))
+    assert spec.formats == ("glb", "usd") and spec.stages == ("geometry", "parts")
+    assert spec.asset_name() == "a_chair" and JobSpec(text="?!", name=None).asset_name() == "generated"
+    (tmp_path / "notes.png").write_text("not an image")
+    with pytest.raises(InvalidInputError, match=r"notes\.png"):
+        JobSpec(image=str(tmp_path / "notes.png")).check()
+    with pytest.raises(InvalidInputError, match="no such image file"):
+        JobSpec(image=str(tmp_path / "none.png")).check()
+
+
+def test_job_key_hashes_image_bytes_and_options_not_paths(tmp_path: Path) -> None:
+    a = noise_image(tmp_path / "a.png")
+    b = tmp_path / "sub" / "b.png"
+    b.parent.mkdir()
+    shutil.copy(a, b)
+    key = JobSpec(image=str(a), text="a box").key()
+    assert JobSpec(image=str(b), text="a box").key() == key  # same bytes elsewhere: same job
+    assert JobSpec(image=str(a), text="a box", seed=1).key() != key
+    assert JobSpec(image=str(a), text="a box", formats=("glb",)).key() != key
+    assert JobSpec(image=str(noise_image(tmp_path / "c.png", seed=1)), text="a box").key() != key
+    assert len(key) == 20 and JobSpec(text="a box").key() == JobSpec(text="a box").key()
 
 
 def test_manifest_errors_name_the_file(tmp_path: Path) -> None:
@@ -32,32 +121,100 @@ def test_manifest_errors_name_the_file(tmp_path: Path) -> None:
         Seed3DPipeline.from_pretrained(tmp_path)
 
 
-@pytest.fixture(scope="module")
-def tiny_weights(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from seed3d.geometry.coarse import CoarseFlow
-    from seed3d.geometry.conditioning import ShapeConditioner
-    from seed3d.geometry.train import CoarseModel
-    from seed3d.geometry.vae import ShapeVAE
-    from tests.geometry.test_generate import TINY_COND, TINY_FLOW, TINY_VAE
-
-    root = tmp_path_factory.mktemp("weights")
-    torch.manual_seed(0)
-    ShapeVAE(TINY_VAE).save_pretrained(root / "geometry-vae")
-    CoarseModel(CoarseFlow(TINY_FLOW), ShapeConditioner(TINY_COND)).save_pretrained(root / "geometry-coarse")
-    (root / "pipeline.json").write_text(json.dumps({"components": {
-        "geometry_vae": {"path": "geometry-vae"}, "geometry_coarse": {"path": "geometry-coarse"}}}))
-    return root
+def test_devices_are_checked() -> None:
+    assert check_device("cpu") == "cpu"
+    with pytest.raises(InvalidInputError, match="cpu or cuda"):
+        check_device("tpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(DependencyError, match="no CUDA GPU"):
+            Seed3DPipeline.from_pretrained(device="cuda")
 
 
-def test_image_and_text_make_a_one_body_asset_with_metadata(tiny_weights: Path) -> None:
+def test_geometry_stage_alone_makes_a_one_body_asset_with_metadata(tiny_weights: Path) -> None:
     pipe = Seed3DPipeline.from_pretrained(tiny_weights)
     image = (np.random.default_rng(0).random((40, 40, 3)) * 255).astype(np.uint8)
-    opts = PipelineOptions(seed=3, steps=2, resolution=32, target_faces=None)
+    opts = PipelineOptions(stages=("geometry",), seed=3, **FAST)
     seen: list[str] = []
     asset = pipe(image=image, text="a box 30 cm tall", options=opts, progress=lambda s, f, m: seen.append(s))
     assert [p.name for p in asset.parts] == ["body"] and not asset.joints
     assert asset.metadata["seed"] == 3 and set(asset.metadata["models"]) == {"geometry_vae", "geometry_coarse"}
+    assert asset.metadata["skipped"] == {"texture": "not built yet"}
     assert "geometry" in asset.metadata["timings"] and set(seen) == {"geometry"}
     assert np.ptp(asset.parts[0].mesh.vertices[:, 2]) == pytest.approx(0.30, rel=1e-3)
     again = pipe(image=image, text="a box 30 cm tall", options=opts)
     assert np.array_equal(again.parts[0].mesh.vertices, asset.parts[0].mesh.vertices)
+    with pytest.raises(InvalidInputError, match="unknown pipeline options"):
+        pipe(image=image, options=opts, sampler="euler")
+
+
+def test_every_built_stage_runs_in_order_and_low_memory_frees_each_model(tiny_weights: Path) -> None:
+    pipe = Seed3DPipeline.from_pretrained(tiny_weights, low_memory=True)
+    image = (np.random.default_rng(1).random((40, 40, 3)) * 255).astype(np.uint8)
+    stages: list[str] = []
+    asset = pipe(image=image, seed=1, max_parts=3, progress=lambda s, f, m: stages.append(s), **FAST)
+    assert list(dict.fromkeys(stages)) == ["geometry", "parts", "articulation"]
+    assert set(asset.metadata["timings"]) >= {"geometry", "parts", "articulation"}
+    assert "part_segmenter" in asset.metadata["models"] and "articulation" in asset.metadata
+    assert asset.joints_known and len(asset.joints) == len(asset.parts) - 1 and 1 <= len(asset.parts) <= 3
+    assert all(p.collision and p.inertial is not None for p in asset.parts)  # articulation made them sim-ready
+    assert pipe._geometry is None and pipe._segmenter is None  # one model at a time
+    again = pipe(image=image, seed=1, max_parts=3, **FAST)
+    assert [p.name for p in again.parts] == [p.name for p in asset.parts]
+    assert all(np.array_equal(p.mesh.vertices, q.mesh.vertices) for p, q in zip(asset.parts, again.parts, strict=True))
+    assert again.joints == asset.joints
+
+
+def test_parts_without_articulation_are_fixed_to_the_largest_part(tiny_weights: Path) -> None:
+    pipe = Seed3DPipeline.from_pretrained(tiny_weights)
+    image = (np.random.default_rng(1).random((40, 40, 3)) * 255).astype(np.uint8)
+    asset = pipe(image=image, seed=1, stages=("geometry", "parts"), max_parts=3, **FAST)
+    assert asset.joints_known and all(j.type == "fixed" and j.parent == asset.root for j in asset.joints)
+    assert len(asset.joints) == len(asset.parts) - 1
+    assert rigid(asset).joints == asset.joints  # an asset with known joints is kept as it is
+
+
+def test_run_job_writes_a_complete_folder_atomically(tiny_weights: Path, tmp_path: Path) -> None:
+    image = noise_image(tmp_path / "in.png")
+    spec = JobSpec(image=str(image), stages=("geometry",), name="thing", **FAST)
+    pipe = Seed3DPipeline.from_pretrained(tiny_weights)
+    events: list[tuple[str, float]] = []
+    out = tmp_path / "job"
+    summary = run_job(spec, out, pipe=pipe, progress=lambda s, f, m: events.append((s, f)))
+    assert summary["key"] == spec.key() and summary["name"] == "thing"
+    assert summary["parts"] == 1 and summary["joints"] == 0 and summary["faces"] > 0
+    assert {"asset", "glb", "urdf", "mjcf", "usd", "report", "preview"} <= set(summary["files"])
+    assert all((out / rel).is_file() for rel in summary["files"].values())
+    assert json.loads(json.dumps(summary)) == summary  # JSON-able
+    assert list(dict.fromkeys(s for s, _ in events)) == ["geometry", *POST_STAGES]
+    assert set(summary["timings"]) >= {"geometry", *POST_STAGES, "total"}
+    report = json.loads((out / "report.json").read_text())
+    assert report["valid"] == summary["valid"] == report["passed"]
+    assert report["path"] == str(out) and str(tmp_path / ".job") not in json.dumps(report)  # no temp paths
+    assert report["job"]["key"] == spec.key() and report["summary"]["files"] == summary["files"]
+    assert any("texture stage skipped" in n for n in report["notes"])
+    assert {c["name"] for c in report["checks"]} >= {"urdf.load_pybullet", "mjcf.load_mujoco", "usd.parse", "glb.load"}
+    with Image.open(out / "preview.png") as im:
+        assert im.size[0] == 4 * im.size[1]  # a strip of four turntable views
+    with Image.open(out / "preview.gif") as im:
+        assert im.n_frames > 1
+    assert Asset.load(out).metadata["job"]["key"] == spec.key()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.png", "job"]  # no temporary folders left
+    with pytest.raises(InvalidInputError, match="exists"):
+        run_job(spec, out, pipe=pipe)
+
+
+def test_run_job_refuses_bad_specs_before_loading_and_stops_on_cancel(tiny_weights: Path, tmp_path: Path) -> None:
+    pipe = Seed3DPipeline.from_pretrained(tiny_weights)
+    with pytest.raises(InvalidInputError, match="no such image file"):
+        run_job(JobSpec(image=str(tmp_path / "none.png")), tmp_path / "a", pipe=pipe)
+    assert pipe._geometry is None  # nothing loaded
+    seen: list[str] = []
+
+    def cancel_at_export() -> bool:
+        return "physics" in seen
+
+    spec = JobSpec(image=str(noise_image(tmp_path / "in.png")), stages=("geometry",), **FAST)
+    with pytest.raises(JobCancelled, match="export"):
+        run_job(spec, tmp_path / "b", pipe=pipe, progress=lambda s, f, m: seen.append(s),
+                should_cancel=cancel_at_export)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.png"]  # nothing half-written
