@@ -8,9 +8,11 @@ extras=""
 [[ "${1:-}" == "--dev" ]] && extras="[dev]"
 
 # System packages: libusb for open3d, Mesa EGL/GL for the CPU rasterizer (moderngl on EGL).
-# With --dev, Chromium too: the web page's browser test drives /usr/bin/chromium.
+# Node.js + npm (when missing) to vendor the web page's three.js. With --dev, Chromium too: the web page's
+# browser tests drive /usr/bin/chromium.
 need=()
 sys_pkgs=(libusb-1.0-0 libegl1 libegl-mesa0 libgl1-mesa-dri libgles2)
+command -v npm >/dev/null || sys_pkgs+=(nodejs npm)
 [[ -n "$extras" ]] && sys_pkgs+=(chromium)
 for pkg in "${sys_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
@@ -36,4 +38,8 @@ if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
   .venv/bin/python -m pip install -q -e ".${extras}"
   echo "$want" > "$stamp"
 fi
+# The web page's vendored npm files (api/static/vendor/, git-ignored).
+scripts/build_web.sh
+# With --dev: .venv-blender (bpy 4.5 LTS needs numpy<2) for the Blender add-on's headless tests.
+if [[ -n "$extras" ]]; then scripts/blender_venv.sh; fi
 echo "bootstrap: ready ($(.venv/bin/python -c 'import seed3d; print("seed3d", seed3d.__version__)'))"

@@ -1,0 +1,158 @@
+"""Request and response bodies of REST API v1 (pydantic); they are also the OpenAPI schema clients see."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+#: Stages a client may ask for (geometry always runs first).
+OPTIONAL_STAGES: tuple[str, ...] = ("texture", "parts", "articulation")
+#: Output formats a client may ask for.
+FORMATS: tuple[str, ...] = ("glb", "urdf", "mjcf", "usd")
+#: Longest prompt the schema allows (the server may set a lower limit).
+MAX_TEXT = 10_000
+
+Stage = Literal["texture", "parts", "articulation"]
+Format = Literal["glb", "urdf", "mjcf", "usd"]
+Status = Literal["queued", "running", "succeeded", "failed", "canceled"]
+
+
+def _unique(values: list[str] | None) -> list[str] | None:
+    return None if values is None else list(dict.fromkeys(values))
+
+
+class GenerationRequest(BaseModel):
+    """A generation job: a text, an image (data: URI or upload token) or both, and options."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str | None = Field(None, max_length=MAX_TEXT, description="What to make, in words.")
+    image: str | None = Field(None, description="The image as a data URI: data:image/png;base64,...")
+    upload_token: str | None = Field(None, max_length=64, description="Token of an image sent to /v1/uploads.")
+    seed: int = Field(0, ge=0, le=2**31 - 1, description="Seed: same inputs and seed give the same asset.")
+    stages: list[Stage] | None = Field(None, max_length=3,
+                                       description="Stages after geometry (default: every built stage).")
+    target_faces: int | None = Field(None, ge=100, le=1_000_000, description="Faces after decimation.")
+    texture_size: int | None = Field(None, ge=64, le=4096, description="Texture size in pixels.")
+    formats: list[Format] | None = Field(None, min_length=1, max_length=4,
+                                         description="Exports to write (default: all).")
+    steps: int | None = Field(None, ge=1, le=1000, description="Flow sampling steps (default 25).")
+    resolution: int | None = Field(None, ge=32, le=2048, description="Surface extraction resolution (default 256).")
+    guidance: float | None = Field(None, ge=0.0, le=30.0, description="Classifier-free guidance (default 3).")
+
+    @field_validator("stages", "formats")
+    @classmethod
+    def _dedupe(cls, v: list[str] | None) -> list[str] | None:
+        return _unique(v)
+
+
+class SceneRequest(BaseModel):
+    """A scene job: a room described in words."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(..., min_length=1, max_length=MAX_TEXT, description="The room in words.")
+    seed: int = Field(0, ge=0, le=2**31 - 1, description="Seed of the layout and the objects.")
+    room_size: list[float] | None = Field(None, min_length=2, max_length=3,
+                                          description="Room width, depth[, height] in meters.")
+
+    @field_validator("room_size")
+    @classmethod
+    def _room(cls, v: list[float] | None) -> list[float] | None:
+        if v is not None and not all(0.5 <= x <= 50.0 for x in v):
+            raise ValueError("each room dimension must be between 0.5 and 50 meters")
+        return v
+
+
+class Upload(BaseModel):
+    """An uploaded image: use its token in a generation request before it expires."""
+
+    upload_token: str
+    expires_at: str
+    size: int
+    width: int
+    height: int
+
+
+class FileInfo(BaseModel):
+    """A file a finished job produced."""
+
+    name: str
+    content_type: str
+    size: int
+    url: str
+
+
+class JobError(BaseModel):
+    """Why a job failed or was canceled."""
+
+    code: str
+    detail: str
+
+
+class JobLinks(BaseModel):
+    """Where to follow a job."""
+
+    self: str
+    events: str
+    cancel: str
+    files: str
+
+
+class Job(BaseModel):
+    """A generation or scene job."""
+
+    id: str
+    kind: Literal["generation", "scene"]
+    status: Status
+    stage: str | None
+    message: str | None = None
+    progress: float = Field(..., ge=0, le=100)
+    queue_position: int | None
+    created_at: str
+    started_at: str | None
+    finished_at: str | None
+    attempts: int
+    timings: dict[str, Any]
+    error: JobError | None
+    options: dict[str, Any]
+    files: list[FileInfo]
+    expired: bool = False
+    links: JobLinks
+
+
+class JobPage(BaseModel):
+    """One page of jobs, newest first."""
+
+    items: list[Job]
+    next_cursor: str | None
+
+
+class FileList(BaseModel):
+    """The files of a job."""
+
+    items: list[FileInfo]
+
+
+class Health(BaseModel):
+    """Service health."""
+
+    status: Literal["ok", "degraded"]
+    version: str
+    executor: str
+    workers: int
+    workers_alive: int
+    queue: dict[str, int]
+    api_keys: bool
+
+
+class Problem(BaseModel):
+    """An error (application/problem+json)."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    code: str
+    request_id: str

@@ -1,0 +1,407 @@
+// Seed3D web page: submit a prompt or an image, follow the job live, view the GLB, drive its joints, download.
+
+import { ApiError, Seed3DClient, isTerminal } from "./client.js";
+
+const $ = (id) => document.getElementById(id);
+const KEY_STORE = "seed3d.apiKey";
+
+const client = new Seed3DClient({ apiKey: localStorage.getItem(KEY_STORE) || "" });
+let viewer = null;
+let viewerError = null;
+let current = null; // {id, abort: AbortController}
+window.seed3d = { client, get viewer() { return viewer; } };
+
+async function makeViewer() {
+  try {
+    const { Viewer } = await import("./viewer.js");
+    viewer = new Viewer($("viewer"));
+  } catch (err) {
+    viewerError = err;
+    $("viewer").dataset.state = "unavailable";
+    $("viewer-note").textContent = `The 3D view is unavailable in this browser (${err.message}); the files below still download.`;
+    console.warn("seed3d: 3D view unavailable:", err);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- form
+
+function formSpec() {
+  const text = $("prompt").value.trim();
+  const seed = Number($("seed").value);
+  if (!Number.isInteger(seed) || seed < 0) throw new ApiError("Seed must be a whole number, 0 or more.");
+  const faces = Number($("target-faces").value);
+  if (!Number.isInteger(faces) || faces < 1) throw new ApiError("Target faces must be a whole number above 0.");
+  const optional = (id, what, min) => {
+    const raw = $(id).value.trim();
+    if (!raw) return undefined;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min) throw new ApiError(`${what} must be a whole number, ${min} or more.`);
+    return value;
+  };
+  const steps = optional("steps", "Sampling steps", 1);
+  const resolution = optional("resolution", "Resolution", 32);
+  const checked = (name) => [...document.querySelectorAll(`input[name=${name}]:checked`)].map((el) => el.value);
+  const formats = checked("format");
+  if (!formats.length) throw new ApiError("Choose at least one format.");
+  return {
+    text: text || undefined,
+    seed,
+    stages: checked("stage"),
+    target_faces: faces,
+    texture_size: Number($("texture-size").value),
+    formats,
+    steps,
+    resolution,
+  };
+}
+
+async function submit(event) {
+  event.preventDefault();
+  showFormError(null);
+  const file = $("image").files[0];
+  let spec;
+  try {
+    spec = formSpec();
+    if (!spec.text && !file) throw new ApiError("Write a prompt or choose an image.");
+  } catch (err) {
+    showFormError(err.message);
+    return;
+  }
+  setBusy(true);
+  try {
+    if (file) spec.upload_token = await client.upload(file);
+    const job = await client.createGeneration(spec, crypto.randomUUID());
+    history.replaceState(null, "", `#job=${encodeURIComponent(job.id)}`);
+    await openJob(job);
+  } catch (err) {
+    showFormError(err.message);
+  } finally {
+    setBusy(false);
+  }
+}
+
+function setBusy(busy) {
+  $("submit").disabled = busy;
+  $("submit").textContent = busy ? "Working…" : "Generate";
+}
+
+function showFormError(message) {
+  $("form-error").hidden = !message;
+  $("form-error").textContent = message || "";
+}
+
+// ------------------------------------------------------------------------------------------------ jobs
+
+/** Show `job` and follow it to the end (events, else polling); then show its result. */
+async function openJob(job) {
+  current?.abort.abort();
+  const abort = new AbortController();
+  current = { id: job.id, abort };
+  resetResult();
+  $("job").hidden = false;
+  $("job-id").textContent = job.id;
+  $("cancel").hidden = isTerminal(job.status);
+  $("job").scrollIntoView({ block: "nearest" });
+  try {
+    const final = await client.follow(job, renderJob, { signal: abort.signal });
+    if (current?.id !== job.id) return;
+    $("cancel").hidden = true;
+    if (final.status === "succeeded") await showResult(final, abort.signal);
+    refreshRecent();
+  } catch (err) {
+    if (err.name !== "AbortError") showJobError(err.message);
+  }
+}
+
+function renderJob(job) {
+  if (current?.id !== job.id) return;
+  const status = $("job-status");
+  status.textContent = job.status;
+  status.dataset.status = job.status;
+  const message = job.message && !isTerminal(job.status) ? ` — ${job.message}` : "";
+  $("job-stage").textContent = job.stage && !isTerminal(job.status) ? `stage: ${job.stage}${message}` : "";
+  $("job-queue").textContent = job.status === "queued" && job.queue_position != null
+    ? `position in queue: ${job.queue_position}` : "";
+  $("job-progress").value = Number(job.progress) || 0;
+  $("job").dataset.status = job.status;
+  $("cancel").hidden = isTerminal(job.status);
+  if (job.error) showJobError(`${job.error.code}: ${job.error.detail}`);
+  renderTimings(job.timings || {});
+}
+
+function renderTimings(timings) {
+  const rows = Object.entries(timings);
+  const body = $("job-timings").tBodies[0];
+  body.replaceChildren(...rows.map(([stage, seconds]) => {
+    const tr = document.createElement("tr");
+    tr.append(cell(stage), cell(`${Number(seconds).toFixed(1)} s`));
+    return tr;
+  }));
+  $("job-timings").hidden = !rows.length;
+}
+
+function cell(text) {
+  const td = document.createElement("td");
+  td.textContent = text;
+  return td;
+}
+
+function showJobError(message) {
+  $("job-error").hidden = false;
+  $("job-error").textContent = message;
+}
+
+async function cancelJob() {
+  if (!current) return;
+  $("cancel").disabled = true;
+  try {
+    renderJob(await client.cancel(current.id));
+  } catch (err) {
+    showJobError(err.message);
+  } finally {
+    $("cancel").disabled = false;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- result
+
+function resetResult() {
+  $("job-error").hidden = true;
+  $("job-timings").hidden = true;
+  $("joints").hidden = true;
+  $("joint-list").replaceChildren();
+  $("downloads").hidden = true;
+  $("download-list").replaceChildren();
+  $("preview").hidden = true;
+  $("viewer-note").hidden = false;
+  $("viewer-note").textContent = viewerError ? $("viewer-note").textContent : "Your asset appears here.";
+  viewer?.clear();
+}
+
+async function showResult(job, signal) {
+  const files = job.files || [];
+  renderDownloads(files);
+  const byName = Object.fromEntries(files.map((f) => [f.name, f]));
+  const glb = byName["model.glb"] || files.find((f) => f.name.endsWith(".glb"));
+  const preview = byName["preview.png"];
+  if (!glb || !viewer) {
+    $("viewer-note").textContent = !glb ? "This job has no GLB to view; its files are below." : $("viewer-note").textContent;
+    if (preview) showPreview(preview);
+    return;
+  }
+  $("viewer-note").textContent = "Loading the model…";
+  try {
+    const buffer = await (await client.file(glb.url, signal)).arrayBuffer();
+    if (current?.id !== job.id) return;
+    await viewer.show(buffer);
+    $("viewer-note").hidden = true;
+  } catch (err) {
+    if (err.name === "AbortError") return;
+    $("viewer-note").textContent = `Cannot show the model: ${err.message}`;
+    $("viewer").dataset.state = "error";
+    if (preview) showPreview(preview);
+    return;
+  }
+  if (byName["asset.json"]) {
+    try {
+      const asset = await (await client.file(byName["asset.json"].url, signal)).json();
+      if (current?.id === job.id) renderJoints(viewer.bindJoints(asset));
+    } catch (err) {
+      if (err.name !== "AbortError") showJobError(`Cannot read the joints: ${err.message}`);
+    }
+  }
+}
+
+async function showPreview(file) {
+  try {
+    const blob = await (await client.file(file.url)).blob();
+    $("preview").src = URL.createObjectURL(blob);
+    $("preview").hidden = false;
+  } catch (err) {
+    console.warn("seed3d: preview unavailable:", err.message);
+  }
+}
+
+function renderJoints(controls) {
+  const list = $("joint-list");
+  list.replaceChildren();
+  for (const control of controls) {
+    const row = document.createElement("div");
+    row.className = "joint";
+    const id = `joint-${control.name}`;
+    const label = document.createElement("label");
+    label.htmlFor = id;
+    label.textContent = `${control.name}`;
+    label.title = `${control.type} joint: ${control.parent} → ${control.child}`;
+    const slider = document.createElement("input");
+    Object.assign(slider, {
+      id, type: "range", min: String(control.lower), max: String(control.upper),
+      step: "any", value: String(control.value), // "any": the ends are the exact joint limits
+    });
+    slider.dataset.joint = control.name;
+    slider.dataset.type = control.type;
+    const out = document.createElement("output");
+    out.htmlFor = id;
+    out.textContent = control.label();
+    slider.addEventListener("input", () => {
+      out.textContent = control.label(viewer.setJoint(control.name, Number(slider.value)));
+    });
+    row.append(label, slider, out);
+    list.append(row);
+  }
+  $("joints").hidden = !controls.length;
+}
+
+function resetJoints() {
+  for (const slider of $("joint-list").querySelectorAll("input[type=range]")) {
+    const control = viewer.joints.find((j) => j.name === slider.dataset.joint);
+    slider.value = String(Math.min(Math.max(0, control.lower), control.upper));
+    slider.dispatchEvent(new Event("input"));
+  }
+}
+
+const KIND = {
+  "model.glb": "GLB model", "urdf.zip": "URDF package", "mjcf.zip": "MJCF package", "model.usdz": "USDZ",
+  "preview.png": "preview image", "report.json": "validation report", "asset.json": "parts and joints",
+};
+
+function renderDownloads(files) {
+  const list = $("download-list");
+  list.replaceChildren(...files.map((file) => {
+    const li = document.createElement("li");
+    const a = document.createElement("a");
+    a.href = client.url(file.url);
+    a.download = file.name;
+    a.className = "download button";
+    a.dataset.name = file.name;
+    a.textContent = file.name;
+    a.addEventListener("click", (event) => downloadWithKey(event, file));
+    const what = document.createElement("span");
+    what.className = "hint";
+    what.textContent = ` ${KIND[file.name] || file.content_type} · ${formatSize(file.size)}`;
+    li.append(a, what);
+    return li;
+  }));
+  $("downloads").hidden = !files.length;
+}
+
+/** With an API key a plain link cannot authenticate: fetch the file with the key and save the blob. */
+async function downloadWithKey(event, file) {
+  if (!client.apiKey) return;
+  event.preventDefault();
+  try {
+    const blob = await (await client.file(file.url)).blob();
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(blob);
+    link.download = file.name;
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+  } catch (err) {
+    showJobError(err.message);
+  }
+}
+
+function formatSize(bytes) {
+  if (bytes == null) return "";
+  const units = ["B", "KB", "MB", "GB"];
+  let value = Number(bytes);
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value.toFixed(unit ? 1 : 0)} ${units[unit]}`;
+}
+
+// ---------------------------------------------------------------------------------------- recent + boot
+
+async function refreshRecent() {
+  try {
+    const page = await client.list(8);
+    const items = page.items || [];
+    $("recent-list").replaceChildren(...items.map((job) => {
+      const li = document.createElement("li");
+      const a = document.createElement("a");
+      a.href = `#job=${encodeURIComponent(job.id)}`;
+      a.textContent = job.options?.text || job.options?.name || job.id;
+      a.title = job.id;
+      const status = document.createElement("span");
+      status.className = "badge small";
+      status.dataset.status = job.status;
+      status.textContent = job.status;
+      li.append(status, " ", a);
+      return li;
+    }));
+    $("recent").hidden = !items.length;
+  } catch (err) {
+    $("recent").hidden = true;
+    if (err.status !== 401 && err.status !== 403) console.info("seed3d: no recent jobs:", err.message);
+  }
+}
+
+async function openFromHash() {
+  const match = /^#job=(.+)$/.exec(location.hash);
+  if (!match) return;
+  const id = decodeURIComponent(match[1]);
+  if (current?.id === id) return;
+  try {
+    await openJob(await client.job(id));
+  } catch (err) {
+    showFormError(`Cannot open job ${id}: ${err.message}`);
+  }
+}
+
+/** Show the service's state; resolves with its health (null when unreachable). */
+async function checkHealth() {
+  const badge = $("health");
+  try {
+    const health = await client.health();
+    badge.textContent = health.status === "ok" ? "service ready" : `service: ${health.status}`;
+    badge.dataset.ok = String(health.status === "ok");
+    if (health.api_keys && !client.apiKey) {
+      $("options").open = true;
+      $("api-key").placeholder = "this service asks for an API key";
+    }
+    return health;
+  } catch (err) {
+    badge.textContent = "service unreachable";
+    badge.dataset.ok = "false";
+    return null;
+  }
+}
+
+function wire() {
+  $("generate-form").addEventListener("submit", submit);
+  $("cancel").addEventListener("click", cancelJob);
+  $("joints-reset").addEventListener("click", resetJoints);
+  $("seed-random").addEventListener("click", () => {
+    $("seed").value = String(crypto.getRandomValues(new Uint32Array(1))[0] % 2 ** 31);
+  });
+  $("image").addEventListener("change", () => {
+    const file = $("image").files[0];
+    $("image-clear").hidden = !file;
+    $("image-preview").hidden = !file;
+    if (file) $("image-preview").src = URL.createObjectURL(file);
+  });
+  $("image-clear").addEventListener("click", () => {
+    $("image").value = "";
+    $("image").dispatchEvent(new Event("change"));
+  });
+  const key = $("api-key");
+  key.value = client.apiKey;
+  key.addEventListener("change", () => {
+    client.apiKey = key.value.trim();
+    if (client.apiKey) localStorage.setItem(KEY_STORE, client.apiKey);
+    else localStorage.removeItem(KEY_STORE);
+    refreshRecent();
+  });
+  window.addEventListener("hashchange", openFromHash);
+}
+
+wire();
+await makeViewer();
+document.body.dataset.ready = "true";
+openFromHash();
+checkHealth().then((health) => {
+  if (health && (!health.api_keys || client.apiKey)) refreshRecent();
+});

@@ -1,0 +1,297 @@
+"""Workers: processes that claim jobs from the store, run them and publish their files.
+
+A worker claims the oldest queued job with a lease, renews the lease from a heartbeat thread (which also
+reads cancel requests) and runs the job: generations through ``seed3d.pipeline.run_job`` (the pipeline stays
+loaded between jobs), scenes through ``seed3d.scene.generate_scene``. A cancel request, a lost lease or a
+shutdown stops the job at its next stage boundary. Only the worker holding the lease can finish a job, so a
+job finishes exactly once even when a worker died and another retried it.
+
+``python -m api.worker --worker-id ID`` runs one worker with the settings in ``$SEED3D_API_SETTINGS``
+(JSON, ``Settings.to_json``); the local executor starts workers this way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import logging
+import os
+import shutil
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from api.artifacts import publish_generation, publish_scene
+from api.settings import Settings
+from api.store import Claim, JobStore
+from seed3d.errors import InvalidInputError, NotBuiltError, Seed3DError
+
+log = logging.getLogger(__name__)
+
+SETTINGS_ENV = "SEED3D_API_SETTINGS"
+
+
+class Stopped(Exception):
+    """Raised from a progress callback to stop a job at a stage boundary (cancel, shutdown, lost lease)."""
+
+
+def worker_name(slot: str | int) -> str:
+    """A worker id unique across hosts and restarts: ``host:pid:slot``."""
+    return f"{socket.gethostname()}:{os.getpid()}:{slot}"
+
+
+def job_spec_kwargs(options: dict[str, Any], image: str | None) -> dict[str, Any]:
+    """The ``JobSpec`` keyword arguments of a generation job's stored options."""
+    kw: dict[str, Any] = {"text": options.get("text"), "image": image, "seed": int(options.get("seed", 0))}
+    if options.get("stages") is not None:
+        kw["stages"] = ("geometry", *options["stages"])
+    if options.get("formats") is not None:
+        kw["formats"] = tuple(options["formats"])
+    for key in ("target_faces", "texture_size", "steps", "resolution", "guidance"):
+        if options.get(key) is not None:
+            kw[key] = options[key]
+    return kw
+
+
+class _Heartbeat(threading.Thread):
+    """Renews a lease every ``heartbeat_s`` and records cancel requests and a lost lease."""
+
+    def __init__(self, store: JobStore, job_id: str, worker: str, settings: Settings) -> None:
+        super().__init__(name=f"heartbeat-{job_id}", daemon=True)
+        self.store, self.job_id, self.worker, self.settings = store, job_id, worker, settings
+        self.cancel = False
+        self.lost = False
+        self._done = threading.Event()
+
+    def run(self) -> None:
+        while not self._done.wait(self.settings.heartbeat_s):
+            try:
+                held, cancel = self.store.heartbeat(self.job_id, self.worker, self.settings.lease_s)
+            except Exception as exc:  # a busy database must not kill the job; the lease has slack
+                log.warning("heartbeat of job %s failed: %s", self.job_id, exc)
+                continue
+            self.cancel = self.cancel or cancel
+            if not held:
+                log.warning("job %s: %s lost its lease; stopping at the next stage boundary", self.job_id,
+                            self.worker)
+                self.lost = True
+                return
+
+    def stop(self) -> None:
+        self._done.set()
+
+
+class _Progress:
+    """Maps (stage, fraction) reports to one monotonic 0..99 figure and writes them, throttled, to the store."""
+
+    def __init__(self, store: JobStore, job_id: str, worker: str, stages: list[str]) -> None:
+        self.store, self.job_id, self.worker, self.stages = store, job_id, worker, stages
+        self.value, self.stage, self.last = 0.0, None, 0.0
+
+    def __call__(self, stage: str, fraction: float, message: str = "") -> None:
+        if stage in self.stages:
+            i = self.stages.index(stage)
+            value = 100.0 * (i + min(max(float(fraction), 0.0), 1.0)) / len(self.stages)
+            self.value = max(self.value, min(value, 99.0))
+        now = time.monotonic()
+        if stage != self.stage or now - self.last > 0.5:
+            self.stage, self.last = stage, now
+            with contextlib.suppress(Exception):  # progress is advisory; never fail a job for it
+                self.store.set_progress(self.job_id, self.worker, stage, round(self.value, 1), message)
+
+
+class JobRunner:
+    """Runs claimed jobs in this process; the pipeline is loaded once and reused."""
+
+    def __init__(self, settings: Settings, store: JobStore, worker: str, stop: threading.Event) -> None:
+        self.settings, self.store, self.worker, self.stop = settings, store, worker, stop
+        self._pipe: Any = None
+
+    def pipe(self) -> Any:
+        """The pipeline (loaded on first use)."""
+        if self._pipe is None:
+            from seed3d.pipeline import Seed3DPipeline
+
+            self._pipe = Seed3DPipeline.from_pretrained(self.settings.weights, device=self.settings.worker_device)
+        return self._pipe
+
+    def _redact(self) -> tuple[str, ...]:
+        return (str(self.settings.data_dir), str(self.settings.data_dir.resolve()))
+
+    def run(self, claim: Claim) -> str:
+        """Run one claimed job to a terminal status (or give it back on shutdown); returns what happened."""
+        job, attempt = claim.job, claim.attempt
+        job_dir = self.settings.jobs_dir / job["id"]
+        run_dir, pub_dir = job_dir / f"run-{attempt}", job_dir / f"files-{attempt}"
+        if job_dir.is_dir():  # leftovers of attempts whose worker died (this worker holds the lease now)
+            for stale in job_dir.iterdir():
+                if stale.name != "input.png":
+                    shutil.rmtree(stale) if stale.is_dir() else stale.unlink()
+        beat = _Heartbeat(self.store, job["id"], self.worker, self.settings)
+        beat.start()
+
+        def should_stop() -> bool:
+            return beat.cancel or beat.lost or self.stop.is_set()
+
+        try:
+            if job["kind"] == "scene":
+                files, timings, summary = self._scene(job, run_dir, pub_dir, should_stop)
+            else:
+                files, timings, summary = self._generation(job, run_dir, pub_dir, should_stop)
+        except BaseException as exc:
+            shutil.rmtree(run_dir, ignore_errors=True)
+            shutil.rmtree(pub_dir, ignore_errors=True)
+            return self._end_with(exc, job, attempt, beat)
+        finally:
+            beat.stop()
+        shutil.rmtree(run_dir, ignore_errors=True)
+        if beat.lost or not self.store.finish(job["id"], self.worker, attempt, "succeeded", files=files,
+                                              files_dir=pub_dir.name, timings=timings, summary=summary):
+            shutil.rmtree(pub_dir, ignore_errors=True)
+            log.warning("job %s: finished after losing its lease; another attempt owns it", job["id"])
+            return "lost"
+        log.info("job %s succeeded (attempt %d, %d files)", job["id"], attempt, len(files))
+        return "succeeded"
+
+    def _end_with(self, exc: BaseException, job: dict[str, Any], attempt: int, beat: _Heartbeat) -> str:
+        from seed3d.pipeline import JobCancelled
+
+        job_id = job["id"]
+        if isinstance(exc, Stopped | JobCancelled):
+            if beat.lost:
+                return "lost"
+            if beat.cancel:
+                self.store.finish(job_id, self.worker, attempt, "canceled", error_code="canceled",
+                                  error_detail="canceled at a stage boundary")
+                return "canceled"
+            self.store.release(job_id, self.worker, attempt, "requeued: its worker shut down")
+            return "released"
+        if isinstance(exc, KeyboardInterrupt | SystemExit):
+            self.store.release(job_id, self.worker, attempt, "requeued: its worker shut down")
+            raise exc
+        if isinstance(exc, NotBuiltError):
+            code = "not_built"
+        elif isinstance(exc, InvalidInputError):
+            code = "invalid_input"
+        elif isinstance(exc, Seed3DError):
+            code = "generation_failed"
+        else:
+            log.error("job %s failed unexpectedly", job_id, exc_info=exc)
+            code = "internal_error"
+        detail = str(exc) if isinstance(exc, Seed3DError) else f"{type(exc).__name__}: {exc}"
+        self.store.finish(job_id, self.worker, attempt, "failed", error_code=code, error_detail=detail[:2000])
+        return "failed"
+
+    def _generation(self, job: dict[str, Any], run_dir: Path, pub_dir: Path, should_stop: Callable[[], bool]
+                    ) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
+        from seed3d.pipeline import POST_STAGES, JobCancelled, JobSpec, run_job
+
+        options = job["options"]
+        image = str(self.settings.data_dir / job["input_path"]) if job.get("input_path") else None
+        kw = job_spec_kwargs(options, image)
+        known = {f.name for f in dataclasses.fields(JobSpec)}
+        spec = JobSpec(**{k: v for k, v in kw.items() if k in known})
+        progress = _Progress(self.store, job["id"], self.worker, [*spec.stages, *POST_STAGES])
+        if should_stop():
+            raise JobCancelled("stopped before it started")
+        summary = run_job(spec, run_dir, pipe=self.pipe(), weights=self.settings.weights,
+                          device=self.settings.worker_device, progress=progress, should_cancel=should_stop)
+        files = publish_generation(run_dir, summary, pub_dir, self._redact())
+        keep = {k: summary.get(k) for k in ("name", "key", "valid", "faces", "parts", "joints", "movable_joints")
+                if k in summary}
+        return files, dict(summary.get("timings") or {}), keep
+
+    def _scene(self, job: dict[str, Any], run_dir: Path, pub_dir: Path, should_stop: Callable[[], bool]
+               ) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
+        from seed3d.scene import generate_scene
+
+        options = job["options"]
+        progress = _Progress(self.store, job["id"], self.worker, ["scene"])
+
+        def report(fraction: float, message: str) -> None:
+            if should_stop():  # generate_scene reports between its steps: those are its stage boundaries
+                raise Stopped(message)
+            progress("scene", fraction, message)
+
+        room = tuple(options["room_size"]) if options.get("room_size") else None
+        report(0.0, "starting")
+        result = generate_scene(options["text"], room_size=room, seed=int(options.get("seed", 0)), out=run_dir,
+                                progress=report, overwrite=True)
+        files = publish_scene(result.paths, pub_dir, (*self._redact(), str(run_dir)))
+        checks = result.report.get("checks") or {}
+        summary = {"objects": len(result.scene.objects), "unmet": result.report.get("unmet") or [],
+                   "collision_free": checks.get("collision_free") if isinstance(checks, dict) else None}
+        return files, dict(result.report.get("timings") or {}), summary
+
+
+def worker_loop(settings: Settings, worker: str, stop: threading.Event, max_jobs: int | None = None,
+                parent_pid: int | None = None) -> int:
+    """Claim and run jobs until ``stop`` is set (or ``max_jobs`` ran, or the parent process is gone);
+    returns the number of jobs run."""
+    store = JobStore(settings.db_url, create=False)
+    runner = JobRunner(settings, store, worker, stop)
+    done = 0
+    log.info("worker %s started", worker)
+    try:
+        while not stop.is_set() and (max_jobs is None or done < max_jobs):
+            if parent_pid is not None and os.getppid() != parent_pid:
+                log.warning("worker %s: the server (pid %d) is gone; stopping", worker, parent_pid)
+                break
+            try:
+                claim = store.claim(worker, settings.lease_s)
+            except Exception as exc:
+                log.warning("worker %s: claiming failed (%s); retrying", worker, exc)
+                stop.wait(settings.poll_s * 4)
+                continue
+            if claim is None:
+                stop.wait(settings.poll_s)
+                continue
+            log.info("worker %s: job %s attempt %d", worker, claim.job["id"], claim.attempt)
+            runner.run(claim)
+            done += 1
+    finally:
+        store.close()
+    log.info("worker %s stopped after %d job(s)", worker, done)
+    return done
+
+
+def preload_libraries() -> None:
+    """Import open3d before anything imports coacd: coacd's pybind11 types, once loaded, make a later open3d
+    import fail (ImportError: std::bad_cast), which would break the articulation stage of every job after the
+    first one that computed collision hulls in this process."""
+    try:
+        import open3d  # noqa: F401
+    except ImportError as exc:
+        log.warning("open3d is not importable (%s); the articulation stage will fail", exc)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of a worker process (``python -m api.worker``)."""
+    parser = argparse.ArgumentParser(prog="python -m api.worker", description="Run one Seed3D job worker.")
+    parser.add_argument("--worker-id", required=True, help="slot name (made unique with host and pid)")
+    parser.add_argument("--parent-pid", type=int, help="stop when this process is no longer the parent")
+    parser.add_argument("--max-jobs", type=int, help="stop after this many jobs")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=os.environ.get("SEED3D_LOG_LEVEL", "INFO"),
+                        format="%(asctime)s %(levelname)s %(name)s[%(process)d]: %(message)s")
+    text = os.environ.get(SETTINGS_ENV)
+    if not text:
+        print(f"python -m api.worker: set {SETTINGS_ENV} to the service settings (JSON)", file=sys.stderr)
+        return 2
+    settings = Settings.from_json(text)
+    preload_libraries()
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C goes to the server, which stops its workers
+    worker_loop(settings, worker_name(args.worker_id), stop, args.max_jobs, args.parent_pid)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

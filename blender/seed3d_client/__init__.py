@@ -1,0 +1,22 @@
+"""Plain-Python side of the Seed3D Blender add-on: the REST client and asset.json kinematics (no bpy)."""
+
+from .client import (
+    FORMATS,
+    IMPORT_FILES,
+    STAGES,
+    TERMINAL,
+    Client,
+    ClientError,
+    GenerationRequest,
+    GenerationResult,
+    StoppedWaiting,
+    parse_sse,
+    run_generation,
+)
+from .kinematics import AssetInfo, JointInfo, blender_from_asset, match_objects, parse_asset
+
+__all__ = [
+    "FORMATS", "IMPORT_FILES", "STAGES", "TERMINAL", "AssetInfo", "Client", "ClientError", "GenerationRequest",
+    "GenerationResult", "JointInfo", "StoppedWaiting", "blender_from_asset", "match_objects", "parse_asset",
+    "parse_sse", "run_generation",
+]

@@ -1,0 +1,264 @@
+"""Reliability of the REST service against a live server (``python -m api`` under uvicorn, one local worker).
+
+Run: ``python eval/bench_service.py`` → writes eval/results/service.json (takes a few minutes on 2 cores).
+
+1. **Concurrent submissions**: N (default 200) generation requests at once against a queue limit of 10:
+   accepted (202) / refused (429 + Retry-After) / other; "lost" = accepted jobs the server no longer lists or
+   stores. Then every accepted job but the oldest is canceled, the oldest runs (reduced options: 2 flow steps,
+   64³ extraction, GLB only), and the final statuses are counted.
+2. **Status-poll latency**: ``GET /v1/generations/{id}`` timed side by side with ``GET /healthz`` (the
+   baseline: same server, same connection, no database read beyond two counts) while the worker is busy and
+   when it is idle; figures are milliseconds and the poll/healthz ratio of medians.
+3. **kill -9 of a worker mid-job**: the worker process is killed during the geometry stage; recorded: final
+   status, attempts, each attempt's outcome, seconds from the kill to success.
+4. **Schemathesis**: every operation of the OpenAPI schema fuzzed in-process (bounded examples); cases, status
+   classes, 5xx count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = Path(__file__).parent / "results"
+FAST = {"text": "a wooden chair", "stages": [], "steps": 2, "resolution": 64, "target_faces": 2000,
+        "formats": ["glb"]}
+TERMINAL = ("succeeded", "failed", "canceled")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """``python -m api`` in a subprocess."""
+
+    def __init__(self, data_dir: Path, queue_limit: int) -> None:
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.data_dir = data_dir
+        self.log = data_dir.parent / "server.log"
+        env = dict(os.environ, OMP_NUM_THREADS="1", SEED3D_HOME=str(data_dir.parent / "home"), PYTHONUNBUFFERED="1")
+        cmd = [sys.executable, "-m", "api", "--port", str(self.port), "--data-dir", str(data_dir), "--workers", "1",
+               "--queue-limit", str(queue_limit), "--log-level", "warning"]
+        with open(self.log, "wb") as out:
+            self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 180
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(self.log.read_text())
+            try:
+                if httpx.get(f"{self.url}/healthz", timeout=5).json()["workers_alive"] >= 1:
+                    return
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"server did not start: {self.log.read_text()[-2000:]}")
+            time.sleep(0.3)
+
+    def worker_pids(self) -> list[int]:
+        """Pids of the server's worker processes (children running api.worker; Linux /proc)."""
+        pids = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except (OSError, ValueError, IndexError):
+                continue
+            if ppid == self.proc.pid and "api.worker" in cmdline:
+                pids.append(int(entry.name))
+        return pids
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def _wait(client: httpx.Client, job_id: str, timeout: float = 900.0) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        job = client.get(f"/v1/generations/{job_id}").json()
+        if job["status"] in TERMINAL or time.monotonic() > deadline:
+            return job
+        time.sleep(0.25)
+
+
+def _ms(values: list[float]) -> dict[str, float]:
+    v = sorted(values)
+    def at(q: float) -> float:
+        return round(1000 * v[int(q * (len(v) - 1))], 2)
+
+    return {"n": len(v), "p50": round(1000 * statistics.median(v), 2), "p95": at(0.95), "p99": at(0.99),
+            "max": round(1000 * v[-1], 2)}
+
+
+def poll_latency(client: httpx.Client, job_id: str, n: int) -> dict[str, Any]:
+    """``n`` status polls interleaved with ``n`` healthz calls on one keep-alive connection."""
+    polls, health = [], []
+    for _ in range(n):
+        t = time.perf_counter()
+        assert client.get(f"/v1/generations/{job_id}").status_code == 200
+        polls.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        assert client.get("/healthz").status_code == 200
+        health.append(time.perf_counter() - t)
+    p, h = _ms(polls), _ms(health)
+    return {"status_poll_ms": p, "healthz_ms": h, "ratio_p50": round(p["p50"] / h["p50"], 3)}
+
+
+async def _burst(url: str, n: int) -> tuple[list[httpx.Response], float]:
+    limits = httpx.Limits(max_connections=n, max_keepalive_connections=n)
+    async with httpx.AsyncClient(base_url=url, timeout=300, limits=limits) as client:
+        t = time.perf_counter()
+        out = await asyncio.gather(*(client.post("/v1/generations", json={**FAST, "seed": 1}) for _ in range(n)),
+                                   return_exceptions=True)
+        return [r for r in out if isinstance(r, httpx.Response)], time.perf_counter() - t
+
+
+def concurrent(server: Server, n: int, polls: int) -> dict[str, Any]:
+    from api.store import JobStore
+
+    responses, seconds = asyncio.run(_burst(server.url, n))
+    codes = Counter(r.status_code for r in responses)
+    accepted = [r.json() for r in responses if r.status_code == 202]
+    refused = [r for r in responses if r.status_code == 429]
+    retry_after_ok = all(r.headers.get("retry-after", "").isdigit() and r.json().get("code") == "queue_full"
+                         for r in refused)
+    ids = {j["id"] for j in accepted}
+    out: dict[str, Any] = {"submissions": n, "queue_limit": 10, "accepted": len(accepted), "refused_429": len(refused),
+                           "other": n - len(accepted) - len(refused), "transport_errors": n - len(responses),
+                           "status_codes": {str(k): v for k, v in sorted(codes.items())},
+                           "refusals_with_retry_after_and_code": retry_after_ok, "burst_seconds": round(seconds, 2)}
+    with httpx.Client(base_url=server.url, timeout=120) as client:
+        listed = {j["id"] for j in client.get("/v1/generations", params={"limit": 100}).json()["items"]}
+        store = JobStore(f"sqlite:///{server.data_dir / 'seed3d.db'}", create=False)
+        stored = {i for i in ids if store.get(i) is not None}
+        order = sorted(accepted, key=lambda j: j["created_at"])
+        for j in order[1:]:
+            client.post(j["links"]["cancel"])
+        client.get(f"/v1/generations/{order[0]['id']}")
+        busy = poll_latency(client, order[0]["id"], polls)
+        final = {i: _wait(client, i) for i in ids}
+        idle = poll_latency(client, order[0]["id"], polls)
+        store.close()
+    out["lost"] = len(ids - listed) + len(ids - stored)
+    out["final_status"] = dict(Counter(j["status"] for j in final.values()))
+    out["unfinished"] = sum(j["status"] not in TERMINAL for j in final.values())
+    out["ran_to_success"] = final[order[0]["id"]]["status"] == "succeeded"
+    out["ran_seconds"] = final[order[0]["id"]]["timings"].get("total")
+    return {"concurrent": out, "latency": {"worker_busy": busy, "worker_idle": idle}}
+
+
+def kill_worker(server: Server) -> dict[str, Any]:
+    from api.store import JobStore
+
+    with httpx.Client(base_url=server.url, timeout=120) as client:
+        job = client.post("/v1/generations", json={**FAST, "seed": 3}).json()
+        deadline = time.monotonic() + 300
+        while True:
+            cur = client.get(f"/v1/generations/{job['id']}").json()
+            if cur["status"] == "running" and cur["stage"] == "geometry":
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"job never reached the geometry stage: {cur}")
+            time.sleep(0.1)
+        pids = server.worker_pids()
+        t_kill = time.perf_counter()
+        os.kill(pids[0], signal.SIGKILL)
+        done = _wait(client, job["id"])
+        recovered = time.perf_counter() - t_kill
+    store = JobStore(f"sqlite:///{server.data_dir / 'seed3d.db'}", create=False)
+    attempts = store.attempts(job["id"])
+    store.close()
+    published = sorted(p.name for p in (server.data_dir / "jobs" / job["id"]).iterdir())
+    return {"killed_pid": pids[0], "final_status": done["status"], "attempts": done["attempts"],
+            "attempt_outcomes": [a["outcome"] for a in attempts], "finished_exactly_once":
+            [a["outcome"] for a in attempts].count("succeeded") == 1 and published == [f"files-{done['attempts']}"],
+            "seconds_from_kill_to_success": round(recovered, 1), "files": [f["name"] for f in done["files"]]}
+
+
+def fuzz(max_examples: int) -> dict[str, Any]:
+    import schemathesis
+    from hypothesis import HealthCheck, given, settings
+
+    from api import Settings, create_app
+
+    statuses: Counter[int] = Counter()
+    per_op: dict[str, int] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        app = create_app(Settings(data_dir=Path(tmp) / "data", workers=0, queue_limit=10**6))
+        schema = schemathesis.openapi.from_asgi("/openapi.json", app)
+        for result in schema.get_all_operations():
+            op = result.ok()
+            count = [0]
+
+            def run(op: Any = op, count: list[int] = count) -> None:
+                @given(case=op.as_strategy())
+                @settings(max_examples=max_examples, deadline=None, suppress_health_check=list(HealthCheck),
+                          database=None)
+                def check(case: Any) -> None:
+                    statuses[case.call().status_code] += 1
+                    count[0] += 1
+
+                check()
+
+            run()
+            per_op[f"{op.method.upper()} {op.path}"] = count[0]
+    return {"max_examples_per_operation": max_examples, "operations": len(per_op), "cases": sum(per_op.values()),
+            "cases_per_operation": per_op, "status_codes": {str(k): v for k, v in sorted(statuses.items())},
+            "server_errors_5xx": sum(v for k, v in statuses.items() if k >= 500)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--submissions", type=int, default=200)
+    parser.add_argument("--polls", type=int, default=300)
+    parser.add_argument("--examples", type=int, default=50, help="schemathesis examples per operation")
+    args = parser.parse_args()
+    started = time.time()
+    doc: dict[str, Any] = {"benchmark": "REST service reliability (live server, 1 local worker, 2 CPU cores)",
+                           "command": "python eval/bench_service.py", "machine": platform.machine(),
+                           "cpus": os.cpu_count(), "python": platform.python_version()}
+    with tempfile.TemporaryDirectory() as tmp:
+        server = Server(Path(tmp) / "data", queue_limit=10)
+        try:
+            doc.update(concurrent(server, args.submissions, args.polls))
+            doc["kill9"] = kill_worker(server)
+        finally:
+            server.stop()
+    doc["schemathesis"] = fuzz(args.examples)
+    doc["seconds"] = round(time.time() - started, 1)
+    RESULTS.mkdir(exist_ok=True)
+    from seed3d.asset import atomic_file
+
+    with atomic_file(RESULTS / "service.json") as f:
+        f.write_text(json.dumps(doc, indent=2) + "\n")
+    print(json.dumps(doc, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,133 @@
+"""The add-on's plain-Python HTTP client against the real service (no bpy): submit, follow, cancel, download,
+problems; and a real generation end to end."""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from seed3d_client import Client, ClientError, GenerationRequest, StoppedWaiting, parse_asset, parse_sse, run_generation
+
+from tests.web.live import FAST_OPTIONS, LiveService, live_service, publish_synth_job
+
+
+@pytest.fixture(scope="module")
+def idle_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
+    """The real service with no workers: jobs stay queued until cancelled."""
+    with live_service(tmp_path_factory.mktemp("idle"), workers=0) as svc:
+        yield svc
+
+
+@pytest.fixture(scope="module")
+def cabinet_job(idle_service: LiveService) -> str:
+    return publish_synth_job(idle_service, "cabinet", seed=0)
+
+
+def test_parse_sse_reads_events_comments_and_multiline_data() -> None:
+    stream = [b": keep-alive\n", b"\n", b"event: job\r\n", b"id: 3\n", b"data: {\"a\":\n", b"data: 1}\n", b"\n",
+              b"data: plain\n"]
+    assert list(parse_sse(iter(stream))) == [("job", "{\"a\":\n1}"), ("message", "plain")]
+
+
+def test_requests_are_checked_before_anything_is_sent(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="prompt or choose an image"):
+        GenerationRequest().check()
+    with pytest.raises(ValueError, match="not found"):
+        GenerationRequest(image=str(tmp_path / "missing.png")).check()
+    with pytest.raises(ValueError, match="unknown stages"):
+        GenerationRequest(text="a chair", stages=["paint"]).check()
+    with pytest.raises(ValueError, match="unknown formats"):
+        GenerationRequest(text="a chair", formats=["obj"]).check()
+    with pytest.raises(ValueError, match="http"):
+        Client("localhost:8000")
+    body = GenerationRequest(text="  a chair ", seed=4, stages=["texture"], formats=["glb"], steps=3).body("tok")
+    assert body == {"text": "a chair", "seed": 4, "stages": ["texture"], "formats": ["glb"], "upload_token": "tok",
+                    "target_faces": 50_000, "texture_size": 1024, "steps": 3}
+
+
+def test_finished_job_downloads_its_files(idle_service: LiveService, cabinet_job: str, tmp_path: Path) -> None:
+    client = Client(idle_service.url)
+    assert client.health()["status"] == "ok"
+    job = client.job(cabinet_job)
+    assert job["status"] == "succeeded"
+    assert cabinet_job in [j["id"] for j in client.list_jobs(limit=5)["items"]]
+    events = list(client.events(job))
+    assert [e["status"] for e in events] == ["succeeded"]  # a finished job: one event, then the stream ends
+    assert client.wait(job) == job
+    for entry in job["files"]:
+        path = client.download(job, entry["name"], tmp_path)
+        assert path == tmp_path / entry["name"] and path.stat().st_size == entry["size"]
+        with urllib.request.urlopen(idle_service.url + entry["url"]) as resp:
+            assert path.read_bytes() == resp.read()
+    assert (tmp_path / "model.glb").read_bytes()[:4] == b"glTF"
+    info = parse_asset(json.loads((tmp_path / "asset.json").read_text()))
+    assert info.root == "body" and len(info.movable_joints) == 4
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temp file left behind
+    with pytest.raises(ClientError, match=r"no file 'preview\.png'"):
+        client.download(job, "preview.png", tmp_path)
+
+
+def test_problems_become_client_errors(idle_service: LiveService) -> None:
+    client = Client(idle_service.url)
+    with pytest.raises(ClientError) as err:
+        client.job("job_does_not_exist")
+    assert err.value.status == 404 and err.value.code and err.value.request_id
+    with pytest.raises(ClientError) as err:
+        client.create_generation(GenerationRequest(text="a chair", resolution=100_000))
+    assert err.value.status == 422
+    with pytest.raises(ClientError, match="cannot reach"):
+        Client("http://127.0.0.1:9").health()
+
+
+def test_upload_submit_follow_live_and_cancel(idle_service: LiveService, tmp_path: Path) -> None:
+    image = tmp_path / "chair.png"
+    buf = io.BytesIO()
+    Image.new("RGB", (64, 48), (180, 120, 60)).save(buf, format="PNG")
+    image.write_bytes(buf.getvalue())
+    client = Client(idle_service.url)
+    job = client.create_generation(GenerationRequest(text="a chair", image=str(image), seed=7, formats=["glb"]))
+    assert job["status"] == "queued" and job["options"]["seed"] == 7
+
+    seen: list[str] = []
+    threading.Timer(1.5, lambda: client.cancel(job["id"])).start()  # someone else cancels while we wait
+    final = client.wait(job, on_update=lambda j: seen.append(j["status"]), read_timeout=30)
+    assert final["status"] == "canceled"
+    assert seen[0] == "queued" and seen[-1] == "canceled"
+
+    stop = threading.Event()
+    other = client.create_generation(GenerationRequest(text="a table", formats=["glb"]))
+    threading.Timer(0.5, stop.set).start()
+    with pytest.raises(StoppedWaiting):
+        client.wait(other, stop=stop, read_timeout=2, poll_interval=0.2)
+    assert client.cancel(other["id"])["status"] in ("canceled", "queued")
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
+    """The real service with one worker."""
+    with live_service(tmp_path_factory.mktemp("service"), workers=1) as svc:
+        yield svc
+
+
+def test_run_generation_end_to_end(service: LiveService, tmp_path: Path) -> None:
+    client = Client(service.url)
+    request = GenerationRequest(text="a small wooden stool", seed=1, formats=["glb", "urdf"],
+                                target_faces=FAST_OPTIONS["target_faces"], texture_size=FAST_OPTIONS["texture_size"],
+                                steps=FAST_OPTIONS["steps"], resolution=FAST_OPTIONS["resolution"])
+    updates: list[dict] = []
+    result = run_generation(client, request, tmp_path, on_update=updates.append)
+    assert result.succeeded, f"{result.job['error']}\n{service.tail()}"
+    statuses = [u["status"] for u in updates]
+    assert statuses[0] == "queued" and "running" in statuses and statuses[-1] == "succeeded"
+    progress = [u["progress"] for u in updates]
+    assert progress == sorted(progress) and progress[-1] == 100
+    assert set(result.files) == {"model.glb", "asset.json"}
+    assert result.files["model.glb"].read_bytes()[:4] == b"glTF"
+    info = parse_asset(json.loads(result.files["asset.json"].read_text()))
+    assert len(info.parts) >= 1

@@ -1,0 +1,182 @@
+"""A live Seed3D service for client tests (web page, Blender add-on): the real ``api`` app in a subprocess
+(``api.create_app`` under uvicorn), plus a way to put an articulated result in its job store.
+
+The pipeline does not articulate yet, so an articulated job comes from ``publish_synth_job``: a procedural
+object (``seed3d synth``, real parts and joints) exported and published through the service's own job store and
+``api.artifacts.publish_generation``, exactly as a worker finishes a generation. Use it only with a service
+started with ``workers=0`` (no worker can then race the test for the job).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: Options that make a real text-to-3D job quick on a CPU (the service's defaults take minutes).
+FAST_OPTIONS: dict[str, Any] = {"steps": 2, "resolution": 64, "target_faces": 2000, "texture_size": 64}
+
+
+# The real app (api.create_app) under uvicorn, as `seed3d serve` runs it.
+_SERVE = """
+import sys
+from pathlib import Path
+import uvicorn
+from api import Settings, create_app
+data_dir, port, workers, keys = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "keys"
+settings = Settings(data_dir=data_dir, host="127.0.0.1", port=port, workers=workers, api_keys=keys)
+uvicorn.run(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
+"""
+
+
+@dataclass
+class LiveService:
+    """A running service: its base URL, data folder and log file."""
+
+    url: str
+    data_dir: Path
+    log: Path
+
+    def get(self, path: str) -> Any:
+        """GET a JSON path of the service."""
+        with urllib.request.urlopen(self.url + path, timeout=30) as resp:
+            return json.loads(resp.read())
+
+    def get_with_key(self, path: str, key: str) -> Any:
+        """GET a JSON path with an API key."""
+        req = urllib.request.Request(self.url + path, headers={"Authorization": f"Bearer {key}"})
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return json.loads(resp.read())
+
+    def post(self, path: str, body: dict[str, Any]) -> Any:
+        """POST JSON to the service."""
+        req = urllib.request.Request(self.url + path, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return json.loads(resp.read())
+
+    def wait(self, job_id: str, timeout: float = 900.0) -> dict[str, Any]:
+        """Poll a job until it ends (the deadline only guards against a hung service)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            job = self.get(f"/v1/generations/{job_id}")
+            if job["status"] in ("succeeded", "failed", "canceled"):
+                return job
+            if time.monotonic() > deadline:
+                raise AssertionError(f"job {job_id} still {job['status']} after {timeout:g} s; log: {self.tail()}")
+            time.sleep(0.5)
+
+    def tail(self, lines: int = 40) -> str:
+        """The end of the service's log."""
+        text = self.log.read_text(errors="replace") if self.log.exists() else ""
+        return "\n".join(text.splitlines()[-lines:])
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def live_service(data_dir: Path, workers: int = 1, api_keys: bool = False, startup_s: float = 180.0
+                 ) -> Iterator[LiveService]:
+    """Run the service on a free loopback port with its data in ``data_dir`` (API keys required when
+    ``api_keys``); stop it afterwards."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    log = data_dir / "service.log"
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", SEED3D_HOME=str(data_dir / "home"),
+               PYTHONUNBUFFERED="1")
+    cmd = [sys.executable, "-c", _SERVE, str(data_dir), str(port), str(workers), "keys" if api_keys else "open"]
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=env,
+                                start_new_session=True)
+    service = LiveService(f"http://127.0.0.1:{port}", data_dir, log)
+    try:
+        deadline = time.monotonic() + startup_s
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"the service exited with {proc.returncode}: {service.tail()}")
+            try:
+                health = service.get("/healthz")
+                if workers == 0 or health.get("workers_alive", 0) >= workers:
+                    break
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the service did not come up in {startup_s:g} s: {service.tail()}")
+            time.sleep(0.3)
+        yield service
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=30)
+
+
+def make_key(service: LiveService) -> str:
+    """A new API key of ``service`` (its owner id is the key's second field)."""
+    from api.keys import create_key
+    from api.settings import Settings
+    from api.store import JobStore
+
+    store = JobStore(Settings(data_dir=service.data_dir).db_url, create=False)
+    try:
+        return create_key(store, "tests")
+    finally:
+        store.close()
+
+
+def publish_synth_job(service: LiveService, category: str = "cabinet", seed: int = 0, key: str | None = None
+                      ) -> str:
+    """Put a finished generation of a procedural ``category`` object (real parts and joints, every export) into
+    ``service``'s job store, owned by ``key`` (or the local owner), published by
+    ``api.artifacts.publish_generation``; returns the job id."""
+    from api.artifacts import publish_generation
+    from api.keys import LOCAL_OWNER
+    from api.settings import Settings
+    from api.store import JobStore
+
+    settings = Settings(data_dir=service.data_dir)
+    store = JobStore(settings.db_url, create=False)
+    try:
+        owner = key.split("_")[1] if key else LOCAL_OWNER
+        row, _ = store.create(owner=owner, kind="generation", max_attempts=1, queue_limit=10**6,
+                              options={"text": f"a {category}", "seed": seed, "stages": ["parts", "articulation"],
+                                       "formats": ["glb", "urdf", "mjcf", "usd"]})
+        claim = store.claim("tests-synth-worker", lease_s=600.0)
+        assert claim is not None and claim.job["id"] == row["id"], "another worker took the job (use workers=0)"
+        job_dir = settings.jobs_dir / row["id"]
+        run_dir, pub_dir = job_dir / "run-1", job_dir / "files-1"
+        name = f"{category}_{seed}"
+        started = time.monotonic()
+        subprocess.run([sys.executable, "-m", "seed3d.cli", "synth", category, "--seed", str(seed), "-o",
+                        str(run_dir / "asset")], check=True, cwd=ROOT, capture_output=True,
+                       env=dict(os.environ, OMP_NUM_THREADS="1"))
+        files = {"asset": "asset", "glb": f"asset/{name}.glb", "urdf": f"asset/urdf/{name}.urdf",
+                 "mjcf": f"asset/mjcf/{name}.xml", "usd": f"asset/usd/{name}.usda", "usdz": f"asset/usd/{name}.usdz"}
+        summary = {"name": name, "files": files}
+        published = publish_generation(run_dir, summary, pub_dir)
+        ok = store.finish(row["id"], "tests-synth-worker", claim.attempt, "succeeded", files=published,
+                          files_dir=pub_dir.name, timings={"synth": round(time.monotonic() - started, 2)},
+                          summary={"name": name})
+        assert ok, "the synth job lost its lease"
+        return str(row["id"])
+    finally:
+        store.close()

@@ -1,0 +1,317 @@
+"""The web page at ``/`` of the real service, in headless Chromium: loads cleanly, follows a real generation
+live to the 3D view, moves an articulated result's parts with its joint sliders, links every file."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from tests.web.live import FAST_OPTIONS, ROOT, LiveService, live_service, make_key, publish_synth_job
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+VENDOR = ROOT / "api" / "static" / "vendor" / "three" / "build" / "three.module.js"
+BACKGROUND = np.array([0xEE, 0xF0, 0xF3])
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (scripts/bootstrap.sh --dev "
+                                                              "installs Debian's chromium)")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _vendored() -> None:
+    assert VENDOR.is_file(), "three.js is not vendored: run scripts/build_web.sh"
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
+    """The real service with one worker (real generations)."""
+    with live_service(tmp_path_factory.mktemp("service"), workers=1) as svc:
+        yield svc
+
+
+@pytest.fixture(scope="module")
+def idle_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
+    """The real service with no workers, holding one published articulated result (a procedural cabinet)."""
+    with live_service(tmp_path_factory.mktemp("idle_service"), workers=0) as svc:
+        yield svc
+
+
+@pytest.fixture(scope="module")
+def keyed_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
+    """The real service requiring API keys, with no workers."""
+    with live_service(tmp_path_factory.mktemp("keyed_service"), workers=0, api_keys=True) as svc:
+        yield svc
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+class Page:
+    """A browser page that records console errors, uncaught exceptions and failed requests."""
+
+    def __init__(self, browser: Any) -> None:
+        self.context = browser.new_context(viewport={"width": 1280, "height": 800}, accept_downloads=True)
+        self.page = self.context.new_page()
+        self.errors: list[str] = []
+        self.infos: list[str] = []
+        self.requests: list[str] = []
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda exc: self.errors.append(f"uncaught: {exc}"))
+        self.page.on("requestfailed", lambda req: self.errors.append(f"request failed: {req.url} {req.failure}")
+                     if "/events" not in req.url else None)  # an event stream closed by the page is not an error
+        self.page.on("request", lambda req: self.requests.append(req.url))
+
+    def _console(self, msg: Any) -> None:
+        if msg.type == "error":
+            self.errors.append(f"console: {msg.text} [{msg.location.get('url', '')}]")
+        else:
+            self.infos.append(msg.text)
+
+    def open(self, url: str) -> Any:
+        self.page.goto(url)
+        self.page.wait_for_selector("body[data-ready=true]")
+        return self.page
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Page]:
+    p = Page(browser)
+    yield p
+    p.context.close()
+
+
+def viewer_coverage(page: Any) -> float:
+    """Fraction of the 3D view's pixels that differ clearly from its background."""
+    img = np.asarray(Image.open(io.BytesIO(page.locator("#viewer canvas").screenshot())).convert("RGB"), dtype=int)
+    return float((np.abs(img - BACKGROUND).sum(axis=2) > 40).mean())
+
+
+def viewer_pixels(page: Any) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(page.locator("#viewer canvas").screenshot())).convert("RGB"), dtype=int)
+
+
+def check_downloads(page: Any, job: dict[str, Any], base: str) -> None:
+    """One link per file of the job, pointing at the file's URL, naming the file, serving its bytes and type."""
+    links = page.eval_on_selector_all("#download-list a", "els => els.map(e => [e.dataset.name, e.href, e.download])")
+    assert sorted(n for n, _, _ in links) == sorted(f["name"] for f in job["files"])
+    by_name = {f["name"]: f for f in job["files"]}
+    for name, href, download in links:
+        assert href == base + by_name[name]["url"]
+        assert download == name
+        resp = page.request.get(href)
+        assert resp.status == 200, f"{href}: {resp.status}"
+        assert resp.headers["content-type"].split(";")[0] == by_name[name]["content_type"]
+        assert len(resp.body()) == by_name[name]["size"]
+
+
+def test_page_loads_without_console_errors(service: LiveService, page: Page) -> None:
+    p = page.open(service.url + "/")
+    p.wait_for_selector("#health[data-ok=true]")
+    p.wait_for_selector("#viewer canvas")
+    assert p.locator("#viewer").get_attribute("data-state") == "empty"
+    assert p.title() == "Seed3D"
+    # three.js comes from the service itself, never from a CDN
+    scripts = [u for u in page.requests if u.endswith(".js")]
+    assert any(u.endswith("/vendor/three/build/three.module.js") for u in scripts)
+    assert all(u.startswith(service.url) for u in page.requests)
+    p.wait_for_timeout(300)
+    assert page.errors == []
+
+
+def test_prompt_shows_live_progress_then_the_model(service: LiveService, page: Page) -> None:
+    p = page.open(service.url + "/")
+    p.evaluate("""() => {
+        window.__seen = [];
+        const note = () => window.__seen.push([document.getElementById('job-status').textContent,
+                                               document.getElementById('job-progress').value]);
+        new MutationObserver(note).observe(document.getElementById('job'), {subtree: true, childList: true,
+                                                                              characterData: true, attributes: true});
+    }""")
+    p.fill("#prompt", "a small wooden stool")
+    p.click("#options summary")
+    p.fill("#seed", "3")
+    p.fill("#steps", str(FAST_OPTIONS["steps"]))
+    p.fill("#resolution", str(FAST_OPTIONS["resolution"]))
+    p.fill("#target-faces", str(FAST_OPTIONS["target_faces"]))
+    p.click("#submit")
+    p.wait_for_selector("#job:not([hidden])")
+    p.wait_for_selector("#job[data-status=succeeded], #job[data-status=failed], #job[data-status=canceled]",
+                        timeout=900_000)
+    job_id = p.text_content("#job-id")
+    job = service.get(f"/v1/generations/{job_id}")
+    assert job["status"] == "succeeded", f"{job['error']}\n{service.tail()}"
+    assert job["options"]["seed"] == 3 and job["options"]["steps"] == FAST_OPTIONS["steps"]
+
+    seen = p.evaluate("window.__seen")
+    statuses = [s for s, _ in seen if s]
+    assert statuses[0] in ("queued", "running") and statuses[-1] == "succeeded"
+    assert "running" in statuses
+    assert p.eval_on_selector("#job-progress", "e => e.value") == 100
+    assert any(u.endswith(f"/v1/generations/{job_id}/events") for u in page.requests), "no event stream opened"
+    assert not any("polling instead" in m for m in page.infos), page.infos
+
+    p.wait_for_selector("#viewer[data-state=ready]", timeout=60_000)
+    assert int(p.get_attribute("#viewer", "data-meshes")) >= 1
+    p.wait_for_timeout(300)
+    assert viewer_coverage(p) > 0.02, "the model is not visible in the 3D view"
+    assert p.is_hidden("#viewer-note")
+    check_downloads(p, job, service.url)
+    assert {f["name"] for f in job["files"]} >= {"model.glb", "asset.json"}
+    assert page.errors == []
+
+
+def test_joint_sliders_move_the_articulated_parts(idle_service: LiveService, page: Page) -> None:
+    job_id = publish_synth_job(idle_service, "cabinet", seed=0)
+    job = idle_service.get(f"/v1/generations/{job_id}")
+    asset = idle_service.get(f"/v1/generations/{job_id}/files/asset.json")
+    movable = {j["name"]: j for j in asset["joints"] if j["type"] in ("revolute", "prismatic", "continuous")}
+    assert len(movable) == 4
+
+    p = page.open(f"{idle_service.url}/#job={job_id}")
+    p.wait_for_selector("#viewer[data-state=ready]", timeout=60_000)
+    p.wait_for_selector("#joints:not([hidden])")
+    sliders = p.eval_on_selector_all("#joint-list input[type=range]",
+                                     "els => els.map(e => [e.dataset.joint, +e.min, +e.max, +e.value])")
+    assert {name for name, *_ in sliders} == set(movable)
+    for name, lo, hi, value in sliders:
+        assert (lo, hi) == pytest.approx((movable[name]["lower"], movable[name]["upper"]))
+        assert value == pytest.approx(0.0)
+    check_downloads(p, job, idle_service.url)
+
+    p.wait_for_timeout(300)
+    closed = viewer_pixels(p)
+    pose = """name => { const v = window.seed3d.viewer, n = v.model.getObjectByName(name);
+                        return [v.partPosition(name), n.getWorldQuaternion(n.quaternion.clone()).toArray()]; }"""
+    for name, joint in movable.items():
+        pos0, quat0 = p.evaluate(pose, joint["child"])
+        slider = p.locator(f"#joint-list input[data-joint='{name}']")
+        slider.focus()
+        slider.press("End")  # a person's keyboard: the slider jumps to its upper limit
+        q = joint["upper"]
+        pos1, quat1 = p.evaluate(pose, joint["child"])
+        axis = np.asarray(joint["axis_gltf"], dtype=float)
+        axis /= np.linalg.norm(axis)
+        if joint["type"] == "prismatic":
+            np.testing.assert_allclose(np.subtract(pos1, pos0), axis * q, atol=1e-6)
+            np.testing.assert_allclose(quat1, quat0, atol=1e-9)
+            assert p.text_content(f"#joint-list input[data-joint='{name}'] ~ output") == f"{q * 100:.1f} cm"
+        else:
+            np.testing.assert_allclose(pos1, pos0, atol=1e-6)  # a hinge turns about its pivot
+            half = q / 2
+            expected = [*(axis * math.sin(half)), math.cos(half)]  # parents of the doors are at rest
+            np.testing.assert_allclose(quat1, expected, atol=1e-6)
+            assert p.text_content(f"#joint-list input[data-joint='{name}'] ~ output") == f"{math.degrees(q):.0f}°"
+    p.wait_for_timeout(300)
+    opened = viewer_pixels(p)
+    changed = float((np.abs(opened - closed).sum(axis=2) > 40).mean())
+    assert changed > 0.02, f"opening every joint changed only {changed:.1%} of the view"
+
+    p.click("#joints-reset")
+    for joint in movable.values():
+        assert p.evaluate(pose, joint["child"])[1] == pytest.approx([0, 0, 0, 1], abs=1e-9)
+    assert page.errors == []
+
+
+def test_a_refused_request_shows_the_service_problem(service: LiveService, page: Page) -> None:
+    p = page.open(service.url + "/")
+    p.click("#submit")  # nothing to make
+    assert "prompt or choose an image" in p.text_content("#form-error")
+    p.fill("#prompt", "x" * 1999 + "y")
+    p.click("#options summary")
+    p.fill("#resolution", "4096")  # above the schema's limit: the service answers 422 problem+json
+    with p.expect_response(lambda r: r.url.endswith("/v1/generations") and r.request.method == "POST") as answer:
+        p.click("#submit")
+    assert answer.value.status == 422
+    problem = json.loads(answer.value.body())
+    p.wait_for_selector("#form-error:not([hidden])")
+    assert problem["title"] in p.text_content("#form-error")
+    # the browser logs the failed request itself; the page adds nothing uncaught
+    assert not [e for e in page.errors if not e.startswith("console: Failed to load resource")]
+
+
+def test_without_an_event_stream_the_page_polls(idle_service: LiveService, page: Page) -> None:
+    p = page.open(idle_service.url + "/")
+    p.route("**/events", lambda route: route.abort())  # a proxy that drops event streams
+    p.fill("#prompt", "a lamp")
+    p.click("#submit")
+    p.wait_for_selector("#job[data-status=queued]")
+    assert p.text_content("#job-queue").startswith("position in queue:")
+    job_id = p.text_content("#job-id")
+    with p.expect_request(lambda r: r.url.endswith(f"/v1/generations/{job_id}") and r.method == "GET"):
+        pass  # it polls
+    idle_service.post(f"/v1/generations/{job_id}/cancel", {})  # cancelled elsewhere: only polling can tell
+    p.wait_for_selector("#job[data-status=canceled]", timeout=30_000)
+    assert any("polling instead" in m for m in page.infos)
+    assert p.is_hidden("#cancel")
+    polls = [u for u in page.requests if u.endswith(f"/v1/generations/{job_id}")]
+    assert len(polls) >= 2
+    assert not [e for e in page.errors if "/events" not in e]
+
+
+def test_with_api_keys_the_page_sends_the_key(keyed_service: LiveService, page: Page) -> None:
+    key = make_key(keyed_service)
+    job_id = publish_synth_job(keyed_service, "cabinet", seed=0, key=key)
+    p = page.open(keyed_service.url + "/")
+    p.wait_for_selector("#health[data-ok=true]")
+    assert p.get_attribute("#options", "open") is not None  # the service asks for a key: the field is shown
+    assert p.is_hidden("#recent")  # nothing listed without a key
+    p.fill("#api-key", key)
+    p.dispatch_event("#api-key", "change")
+    p.wait_for_selector("#recent:not([hidden])")
+    assert p.evaluate("localStorage.getItem('seed3d.apiKey')") == key
+    p.click(f"#recent-list a[title='{job_id}']")
+    p.wait_for_selector("#viewer[data-state=ready]", timeout=60_000)
+    p.wait_for_selector("#joints:not([hidden])")
+    job = keyed_service.get_with_key(f"/v1/generations/{job_id}", key)
+    with p.expect_download() as download:
+        p.click("#download-list a[data-name='model.glb']")
+    saved = Path(download.value.path())
+    assert download.value.suggested_filename == "model.glb"
+    assert saved.stat().st_size == next(f["size"] for f in job["files"] if f["name"] == "model.glb")
+    assert saved.read_bytes()[:4] == b"glTF"
+    # the key is what opened it: a page without one is refused
+    other = Page(p.context.browser)
+    try:
+        q = other.open(f"{keyed_service.url}/#job={job_id}")
+        q.wait_for_selector("#form-error:not([hidden])")
+        assert "401" in q.text_content("#form-error") or "API key" in q.text_content("#form-error")
+    finally:
+        other.context.close()
+    assert page.errors == []
+
+
+def test_an_image_is_uploaded_then_submitted(idle_service: LiveService, page: Page, tmp_path: Path) -> None:
+    image = tmp_path / "mug.png"
+    Image.new("RGB", (80, 60), (30, 90, 160)).save(image)
+    p = page.open(idle_service.url + "/")
+    p.set_input_files("#image", str(image))
+    p.wait_for_selector("#image-preview:not([hidden])")
+    with p.expect_response(lambda r: r.url.endswith("/v1/uploads")) as upload, \
+            p.expect_request(lambda r: r.url.endswith("/v1/generations") and r.method == "POST") as submit:
+        p.click("#submit")  # an image alone is enough
+    assert upload.value.status == 201
+    body = json.loads(submit.value.post_data)
+    assert body["upload_token"] == upload.value.json()["upload_token"] and "text" not in body
+    assert submit.value.headers.get("idempotency-key")
+    p.wait_for_selector("#job[data-status=queued]")
+    job_id = p.text_content("#job-id")
+    p.click("#cancel")
+    p.wait_for_selector("#job[data-status=canceled]")
+    assert idle_service.get(f"/v1/generations/{job_id}")["status"] == "canceled"
+    assert page.errors == []
