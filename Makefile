@@ -10,10 +10,11 @@ setup:
 setup-dev:
 	@scripts/bootstrap.sh --dev
 
-# Main job on embedded defaults: a procedural sim-ready cabinet, exported to every format and validated.
+# Main job on embedded defaults: the service (SQLite job store, one local worker, shipped weights) with its
+# web page; it prints the URL. PORT=8000 by default.
+PORT ?= 8000
 demo: setup
-	$(VENV)/seed3d synth cabinet --seed 0 -o $(OUT)/cabinet --overwrite
-	$(VENV)/seed3d validate $(OUT)/cabinet --report $(OUT)/cabinet/report.json
+	$(VENV)/seed3d serve --port $(PORT)
 
 test: setup-dev
 	$(VENV)/ruff check seed3d tests eval
