@@ -235,6 +235,11 @@ def articulate(asset: Asset, reasoner: Reasoner | None = None, config: Articulat
         for i, name in enumerate(order[1:]):
             report(0.7 + 0.3 * i / max(len(order) - 1, 1), f"limits of {name}")
             d, lower, upper, sweep, note = _limits(work, scene, parents, name, decisions[name], cfg)
+            if d.type in ("revolute", "prismatic") and upper - lower <= 1e-9:
+                # the sweep leaves no free range (the part is blocked at rest): a joint that cannot move is fixed
+                note = (note + "; " if note else "") + "no free range in the sweep: fixed instead"
+                d = Decision("fixed", d.axis, d.origin, d.candidate, "", "fixed", d.reason + "; " + note)
+                lower = upper = 0.0
             preset = dict(JOINT_PRESETS.get(d.preset, JOINT_PRESETS["fixed"]))
             if d.type != "fixed":
                 mass, com = _subtree_mass(work, subtree(parents, name))

@@ -103,3 +103,13 @@ def test_bench_compare_scores_a_perfect_prediction() -> None:
     row = next(r for r in bench_articulation.compare(truth, flipped) if r["child"] == door.child)
     assert row["axis_err_deg"] == 0.0 and not row["direction_ok"] and not row["success"]
     assert np.isfinite(row["pivot_err"])
+
+
+def test_a_joint_left_no_range_becomes_fixed() -> None:
+    idx, sign = _door_candidate()
+    answer = json.dumps({"door": {"type": "revolute", "axis": idx, "direction": sign, "limits": [0, 0],
+                                  "reason": "painted shut"}})
+    pred = articulate(small_cabinet(), reasoner=VLMReasoner(answer), config=FAST)
+    door = pred.joint_to("door")
+    assert door is not None and door.type == "fixed" and not door.movable
+    assert "no free range" in pred.metadata["articulation"]["parts"]["door"]["note"]
