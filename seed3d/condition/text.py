@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -195,3 +195,22 @@ def default_text_encoder() -> TextEncoder:
         if _DEFAULT is None:
             _DEFAULT = TextEncoder()
         return _DEFAULT
+
+
+def encode_token_arrays(texts: Sequence[str], max_length: int = 64, batch: int = 128,
+                        encoder: TextEncoder | None = None, progress: Callable[[float, str], None] | None = None,
+                        message: str = "encoding texts") -> tuple[Any, Any]:
+    """MiniLM token states (N, max_length, 384) as float16 and masks (N, max_length) of ``texts``, as numpy
+    arrays padded to ``max_length`` (training caches); ``progress(fraction, message)`` after each batch."""
+    import numpy as np
+
+    enc = encoder or default_text_encoder()
+    tokens = np.zeros((len(texts), max_length, TEXT_DIM), np.float16)
+    masks = np.zeros((len(texts), max_length), bool)
+    for s in range(0, len(texts), batch):
+        tok, m = enc.encode_tokens(list(texts[s: s + batch]), max_length=max_length)
+        tokens[s: s + len(tok), : tok.shape[1]] = tok.cpu().numpy().astype(np.float16)
+        masks[s: s + len(tok), : tok.shape[1]] = m.cpu().numpy()
+        if progress is not None:
+            progress(min(s + batch, len(texts)) / max(len(texts), 1), message)
+    return tokens, masks

@@ -27,7 +27,7 @@ from torch import nn
 
 from seed3d.asset import atomic_dir, atomic_file
 from seed3d.condition.augment import AugmentConfig, ViewAugmenter
-from seed3d.condition.text import TEXT_DIM
+from seed3d.condition.text import encode_token_arrays
 from seed3d.errors import AssetFormatError, InvalidInputError
 from seed3d.geometry.coarse import CoarseFlow, CoarseFlowConfig
 from seed3d.geometry.conditioning import ConditionerConfig, ShapeConditioner
@@ -332,23 +332,6 @@ def load_views(root: PathType, split: str) -> dict[str, np.ndarray]:
     return load_geometry(root, split, fields=("cond_rgb", "cond_alpha", "cond_background", "description"))
 
 
-def encode_descriptions(texts: list[str], max_length: int = 64, batch: int = 128,
-                        progress: ProgressCallback | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """MiniLM token states (N, L, 384) as float16 and masks (N, L) of descriptions, padded to ``max_length``."""
-    from seed3d.condition.text import default_text_encoder
-
-    enc = default_text_encoder()
-    tokens = np.zeros((len(texts), max_length, TEXT_DIM), np.float16)
-    masks = np.zeros((len(texts), max_length), bool)
-    for s in range(0, len(texts), batch):
-        tok, m = enc.encode_tokens(list(texts[s: s + batch]), max_length=max_length)
-        tokens[s: s + len(tok), : tok.shape[1]] = tok.cpu().numpy().astype(np.float16)
-        masks[s: s + len(tok), : tok.shape[1]] = m.cpu().numpy()
-        if progress is not None:
-            progress(min(s + batch, len(texts)) / len(texts), "encoding descriptions")
-    return tokens, masks
-
-
 def train_coarse(data: PathType, out: PathType, config: CoarseTrainConfig | None = None,
                  progress: ProgressCallback | None = None) -> Path:
     """Train (or resume) the stage-1 flow and the image encoder; returns the folder with ``flow/`` and
@@ -371,7 +354,8 @@ def train_coarse(data: PathType, out: PathType, config: CoarseTrainConfig | None
     model.flow.config.extra = {**model.flow.config.extra, "latent_scale": latent_scale}
     report(0.0, "loading views")
     views = load_views(data, "train")
-    text = encode_descriptions([str(d) for d in views["description"]], progress=progress)
+    text = encode_token_arrays([str(d) for d in views["description"]], progress=progress,
+                               message="encoding descriptions")
     augmenter = ViewAugmenter(AugmentConfig(size=cfg.conditioner.image.image_size))
 
     def init() -> None:
@@ -517,7 +501,8 @@ def train_detail(data: PathType, out: PathType, config: DetailTrainConfig | None
     latent_scale = float(latents["feats"][latents["mask"]].std())
     model.flow.config.extra = {**model.flow.config.extra, "latent_scale": latent_scale}
     views = load_views(data, "train")
-    text = encode_descriptions([str(d) for d in views["description"]], progress=progress)
+    text = encode_token_arrays([str(d) for d in views["description"]], progress=progress,
+                               message="encoding descriptions")
     augmenter = ViewAugmenter(AugmentConfig(size=model.conditioner.image_size))
 
     def init() -> None:

@@ -22,6 +22,7 @@ import numpy as np
 import torch
 
 from seed3d.asset import atomic_file
+from seed3d.condition.text import encode_token_arrays
 from seed3d.errors import AssetFormatError, InvalidInputError
 from seed3d.typed import PathType
 
@@ -159,23 +160,6 @@ def material_words_text(attributes: dict[str, Any] | str) -> str:
     return ", ".join(finish_words(f) for f in asset_finishes(attributes))
 
 
-def encode_texts(texts: Sequence[str], max_length: int = 64, batch: int = 128, encoder: Any = None,
-                 progress: ProgressCallback | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """MiniLM token states (N, max_length, 384) float16 and masks (N, max_length) of ``texts``."""
-    from seed3d.condition.text import TEXT_DIM, default_text_encoder
-
-    enc = encoder or default_text_encoder()
-    tokens = np.zeros((len(texts), max_length, TEXT_DIM), np.float16)
-    masks = np.zeros((len(texts), max_length), bool)
-    for s in range(0, len(texts), batch):
-        tok, m = enc.encode_tokens(list(texts[s: s + batch]), max_length=max_length)
-        tokens[s: s + len(tok), : tok.shape[1]] = tok.cpu().numpy().astype(np.float16)
-        masks[s: s + len(tok), : tok.shape[1]] = m.cpu().numpy()
-        if progress is not None:
-            progress(min(s + batch, len(texts)) / max(len(texts), 1), "encoding material texts")
-    return tokens, masks
-
-
 # ---------------------------------------------------------------------------------------------- training views
 
 
@@ -248,8 +232,10 @@ def load_views(root: PathType, split: str, resolution: int, reference_resolution
     out = {k: np.concatenate([c[k] for c in chunks]) for k in chunks[0]}
     out.update({k: np.array(v) for k, v in texts.items()})
     out["materials"] = np.array([material_words_text(a) for a in texts["attributes"]])
-    out["desc_tokens"], out["desc_mask"] = encode_texts(texts["description"], max_text_tokens, progress=progress)
-    out["mat_tokens"], out["mat_mask"] = encode_texts(list(out["materials"]), max_text_tokens, progress=progress)
+    out["desc_tokens"], out["desc_mask"] = encode_token_arrays(texts["description"], max_text_tokens,
+                                                               progress=progress, message="encoding material texts")
+    out["mat_tokens"], out["mat_mask"] = encode_token_arrays(list(out["materials"]), max_text_tokens,
+                                                             progress=progress, message="encoding material texts")
     Path(cache_dir).mkdir(parents=True, exist_ok=True)
     with atomic_file(path) as tmp, open(tmp, "wb") as f:
         np.savez(f, **out)
