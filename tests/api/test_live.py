@@ -1,6 +1,6 @@
 """A live server (``python -m api`` under uvicorn, in a subprocess): startup, and 200 concurrent submissions
 against a small queue limit — each is accepted (202) or refused with 429 + Retry-After, none is lost, and every
-accepted job finishes (the oldest runs to success; the others are canceled, to keep the test short)."""
+accepted job runs to success (two workers, reduced generation options)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     port = _free_port()
     log = tmp_path / "server.log"
     env = dict(os.environ, OMP_NUM_THREADS="1", SEED3D_HOME=str(tmp_path / "home"), PYTHONUNBUFFERED="1")
-    cmd = [sys.executable, "-m", "api", "--port", str(port), "--data-dir", str(tmp_path / "data"), "--workers", "1",
+    cmd = [sys.executable, "-m", "api", "--port", str(port), "--data-dir", str(tmp_path / "data"), "--workers", "2",
            "--queue-limit", "10", "--log-level", "warning"]
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
@@ -84,14 +84,9 @@ def test_200_concurrent_submissions(server: tuple[str, Path]) -> None:
     with httpx.Client(base_url=url, timeout=60) as client:
         listed = client.get("/v1/generations", params={"limit": 100}).json()
         assert {j["id"] for j in listed["items"]} == ids and listed["next_cursor"] is None  # none lost, none extra
-        order = sorted(accepted, key=lambda j: j["created_at"])
-        keep = {order[0]["id"]}
-        for j in order[1:]:
-            assert client.post(j["links"]["cancel"]).status_code == 202
-        final = {i: wait_for(client, i, timeout=600) for i in ids}
+        final = {i: wait_for(client, i, timeout=900) for i in ids}
     outcome = {i: j["status"] for i, j in final.items()}
-    assert all(outcome[i] == "succeeded" for i in keep), (outcome, log.read_text()[-3000:])
-    assert all(outcome[i] in ("canceled", "succeeded") for i in ids - keep), outcome
+    assert all(status == "succeeded" for status in outcome.values()), (outcome, log.read_text()[-3000:])
 
 
 def test_serve_on_all_addresses_requires_a_key_and_prints_the_first(tmp_path: Path) -> None:
