@@ -455,7 +455,3 @@ def format_summary(result: BatchResult) -> str:
     lines.append(f"summary: {result.out / 'summary.json'}  {result.out / 'summary.csv'}")
     return "\n".join(lines)
 
-
-def print_summary(result: BatchResult) -> None:
-    """Print ``format_summary`` (the CLI's end of batch)."""
-    print(format_summary(result))

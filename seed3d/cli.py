@@ -232,11 +232,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
 def cmd_batch(args: argparse.Namespace) -> int:
     """Generate every job of a CSV or JSONL manifest into DIR (one folder per job, resumable), then print and
     write a summary (DIR/summary.json, DIR/summary.csv); exit 1 when an item failed or is not valid."""
-    from seed3d.batch import print_summary, run_batch
+    from seed3d.batch import format_summary, run_batch
 
     result = run_batch(args.manifest, args.output, workers=args.workers, ray=args.ray, weights=args.weights,
                        device=args.device, resume=args.resume, low_memory=args.low_memory, show_progress=True)
-    print_summary(result)
+    print(format_summary(result))
     return result.exit_code
 
 
