@@ -52,6 +52,9 @@ class CoarseFlowConfig:
     """Tokens of the learned null condition."""
     time_freq_dim: int = 256
     """Sinusoid width of the timestep embedding."""
+    pooled_condition: bool = False
+    """Also add the pooled condition to the timestep embedding (every block's adaLN sees it), not only to the
+    cross-attention (``seed3d.nn.dit.DiTTrunk``)."""
     extra: dict[str, float] = field(default_factory=dict)
     """Free-form numbers recorded with the model (e.g. training settings)."""
 
@@ -67,7 +70,7 @@ class CoarseFlowConfig:
 
 def _trunk(cfg: CoarseFlowConfig) -> DiTTrunk:
     return DiTTrunk(cfg.width, cfg.depth, cfg.heads, cfg.cond_dim, cfg.mlp_ratio, cfg.num_null_tokens,
-                    cfg.time_freq_dim)
+                    cfg.time_freq_dim, cfg.pooled_condition)
 
 
 def _check_cond(cond: torch.Tensor, cond_mask: torch.Tensor | None, cond_dim: int) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-from seed3d.condition.encoder import ImageEncoder, ImageEncoderConfig
+from seed3d.condition.encoder import ImageEncoder, ImageEncoderConfig, ImageFeatures
 from seed3d.condition.text import TEXT_DIM
 from seed3d.errors import InvalidInputError
 from seed3d.nn import PretrainedMixin
@@ -58,14 +58,17 @@ class ShapeConditioner(nn.Module, PretrainedMixin):
 
     def forward(self, images: torch.Tensor | None = None, text_tokens: torch.Tensor | None = None,
                 text_mask: torch.Tensor | None = None, use_image: torch.Tensor | None = None,
-                use_text: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+                use_text: torch.Tensor | None = None, image_features: ImageFeatures | None = None
+                ) -> tuple[torch.Tensor, torch.Tensor]:
         """Condition tokens from ``images`` (B, 3, S, S) in [0, 1] and/or MiniLM ``text_tokens`` (B, L, 384) with
-        ``text_mask``; ``use_image`` / ``use_text`` (B,) switch a stream off per sample (training mixes modes)."""
+        ``text_mask``; ``use_image`` / ``use_text`` (B,) switch a stream off per sample (training mixes modes).
+        ``image_features``: the image encoder's output for ``images`` when the caller already has it."""
         parts, masks = [], []
         if images is None and text_tokens is None:
             raise InvalidInputError("a shape condition needs an image, a text or both")
         if images is not None:
-            tokens = self.image_proj(self.image_encoder(images).tokens) + self.type_embed[0]
+            feats = image_features if image_features is not None else self.image_encoder(images)
+            tokens = self.image_proj(feats.tokens) + self.type_embed[0]
             m = torch.ones(tokens.shape[:2], dtype=torch.bool, device=tokens.device)
             if use_image is not None:
                 m = m & use_image[:, None].to(m.device)

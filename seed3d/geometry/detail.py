@@ -25,7 +25,8 @@ from seed3d.nn.flow import FlowSampler
 
 log = logging.getLogger(__name__)
 
-_SHARED = ("latent_dim", "width", "depth", "heads", "cond_dim", "mlp_ratio", "num_null_tokens", "time_freq_dim")
+_SHARED = ("latent_dim", "width", "depth", "heads", "cond_dim", "mlp_ratio", "num_null_tokens", "time_freq_dim",
+           "pooled_condition")
 
 
 @dataclass
@@ -52,6 +53,8 @@ class DetailFlowConfig:
     """Tokens of the learned null condition."""
     time_freq_dim: int = 256
     """Sinusoid width of the timestep embedding."""
+    pooled_condition: bool = False
+    """The pooled condition also modulates every block (must equal stage 1's to initialise from it)."""
     resolution: int = 32
     """Voxels per axis of the coarse-surface support grid over [-1, 1]^3."""
     dilation: int = 1
@@ -87,7 +90,7 @@ class DetailFlow(nn.Module, PretrainedMixin):
         self.in_proj = nn.Linear(cfg.latent_dim, cfg.width)
         self.pos_proj = nn.Linear(self.pos_embed.out_dim, cfg.width)
         self.trunk = DiTTrunk(cfg.width, cfg.depth, cfg.heads, cfg.cond_dim, cfg.mlp_ratio, cfg.num_null_tokens,
-                              cfg.time_freq_dim)
+                              cfg.time_freq_dim, cfg.pooled_condition)
         self.out_proj = nn.Linear(cfg.width, cfg.latent_dim)
         nn.init.zeros_(self.out_proj.weight)
         nn.init.zeros_(self.out_proj.bias)

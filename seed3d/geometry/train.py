@@ -27,14 +27,14 @@ from torch import nn
 
 from seed3d.asset import atomic_dir, atomic_file
 from seed3d.condition.augment import AugmentConfig, ViewAugmenter
-from seed3d.condition.text import encode_token_arrays
+from seed3d.condition.text import TEXT_DIM, encode_token_arrays
 from seed3d.errors import AssetFormatError, InvalidInputError
 from seed3d.geometry.coarse import CoarseFlow, CoarseFlowConfig
 from seed3d.geometry.conditioning import ConditionerConfig, ShapeConditioner
 from seed3d.geometry.detail import DetailFlow, DetailFlowConfig, coarse_support
 from seed3d.geometry.vae import ShapeVAE, ShapeVAEConfig, sdf_loss
 from seed3d.nn.dit import pad_tokens
-from seed3d.nn.flow import flow_loss, interpolate, sample_timesteps
+from seed3d.nn.flow import equivariant_ot_pairs, flow_loss, interpolate, sample_timesteps
 from seed3d.nn.trainer import ProgressCallback, TrainConfig, check_device, train_loop, warm_start
 from seed3d.typed import PathType
 
@@ -196,22 +196,32 @@ class CoarseTrainConfig(TrainConfig):
     """Share conditioned on the text only (the rest get both)."""
     drop_condition: float = 0.1
     """Share trained with the null condition (for classifier-free guidance)."""
+    ot_pairing: bool = True
+    """Pair each shape's tokens with the noise tokens by optimal transport (``seed3d.nn.flow.equivariant_ot_pairs``)
+    instead of at random: the token set has no order, so a random pairing leaves the flow to average over all of
+    them (one blob for every condition)."""
+    align_weight: float = 0.5
+    """Weight of an auxiliary loss that trains the image encoder's pooled vector, through a linear head, to point
+    where the MiniLM sentence vector of the shape's description points (cosine): the from-scratch encoder learns
+    what the object is from the start instead of only through the flow's loss. 0: off."""
     init_from: str | None = None
     """Start a fresh run from a saved stage-1 folder (its flow/ and conditioner/)."""
     conditioner: ConditionerConfig = field(default_factory=ConditionerConfig)
     """Image encoder and condition-token sizes."""
     model: CoarseFlowConfig = field(default_factory=lambda: CoarseFlowConfig(width=192, depth=6, heads=6,
-                                                                             num_tokens=128))
+                                                                             num_tokens=128, pooled_condition=True))
     """Flow sizes."""
 
 
 class CoarseModel(nn.Module):
-    """The stage-1 flow and its conditioner, trained together and saved as ``flow/`` and ``conditioner/``."""
+    """The stage-1 flow and its conditioner, trained together and saved as ``flow/`` and ``conditioner/``; the
+    training-only ``align`` head maps the image encoder's pooled vector to the MiniLM sentence space."""
 
     def __init__(self, flow: CoarseFlow, conditioner: ShapeConditioner) -> None:
         super().__init__()
         self.flow = flow
         self.conditioner = conditioner
+        self.align = nn.Linear(conditioner.image_encoder.out_dim, TEXT_DIM)
 
     def save_pretrained(self, path: PathType, overwrite: bool = False, extra_files: dict[str, str] | None = None
                         ) -> Path:
@@ -311,20 +321,34 @@ def make_coarse_batch(latents: dict[str, np.ndarray], views: dict[str, np.ndarra
     gen = torch.Generator().manual_seed(int(rng.integers(1 << 62)))
     t = sample_timesteps(cfg.batch, gen)
     x0 = torch.cat([torch.from_numpy(anchors) * cfg.model.anchor_scale, torch.from_numpy(feats.astype(np.float32))], -1)
-    return {"x0": x0, "noise": torch.randn(x0.shape, generator=gen), "t": t, **condition}
+    noise = torch.randn(x0.shape, generator=gen)
+    if cfg.ot_pairing:
+        x0 = x0.gather(1, equivariant_ot_pairs(x0, noise)[..., None].expand_as(x0))
+    return {"x0": x0, "noise": noise, "t": t, "text_vec": torch.from_numpy(sentence_vectors(*text, idx)), **condition}
 
 
-def coarse_losses(model: CoarseModel, batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-    """Rectified-flow velocity loss of the stage-1 flow (the conditioner trains through it)."""
+def sentence_vectors(tokens: np.ndarray, mask: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Unit MiniLM sentence vectors (the masked mean of the token states, as the model pools) of samples ``idx``."""
+    m = mask[idx].astype(np.float32)[..., None]
+    vec = (tokens[idx].astype(np.float32) * m).sum(1) / np.maximum(m.sum(1), 1.0)
+    return (vec / np.maximum(np.linalg.norm(vec, axis=-1, keepdims=True), 1e-8)).astype(np.float32)
+
+
+def coarse_losses(model: CoarseModel, batch: dict[str, torch.Tensor], align_weight: float = 0.0
+                  ) -> dict[str, torch.Tensor]:
+    """Rectified-flow velocity loss of the stage-1 flow (the conditioner trains through it), plus
+    ``align_weight`` times the image encoder's sentence-alignment loss (1 - cosine)."""
+    image = model.conditioner.image_encoder(batch["images"])
     cond, mask = model.conditioner(batch["images"], batch["text"], batch["text_mask"], batch["use_image"],
-                                   batch["use_text"])
+                                   batch["use_text"], image_features=image)
     cond, mask = _drop_condition(model.flow, cond, mask, batch["drop"])
     x0, noise, t = batch["x0"], batch["noise"], batch["t"]
     pred = model.flow(interpolate(x0, noise, t), t, cond, mask)
-    loss = flow_loss(pred.float(), x0, noise)
+    flow = flow_loss(pred.float(), x0, noise)
+    align = 1.0 - F.cosine_similarity(model.align(image.pooled).float(), batch["text_vec"], dim=-1).mean()
     with torch.no_grad():
         anchor = flow_loss(pred[..., :3].float(), x0[..., :3], noise[..., :3])
-    return {"loss": loss, "anchor_loss": anchor}
+    return {"loss": flow + align_weight * align, "flow_loss": flow, "anchor_loss": anchor, "align": align}
 
 
 def load_views(root: PathType, split: str) -> dict[str, np.ndarray]:
@@ -370,11 +394,11 @@ def train_coarse(data: PathType, out: PathType, config: CoarseTrainConfig | None
              sum(p.numel() for p in model.conditioner.parameters()) / 1e6)
     return train_loop(model, cfg, out,
                       lambda step: make_coarse_batch(latents, views, text, step, cfg, latent_scale, augmenter),
-                      coarse_losses,  # type: ignore[arg-type]
+                      lambda m, b: coarse_losses(m, b, cfg.align_weight),  # type: ignore[arg-type]
                       on_fresh_start=init, info={"train_shapes": len(latents["anchors"]), "vae": str(vae_dir),
                                                  "vae_sha256": _sha256(vae_dir / "model.safetensors"),
                                                  "latent_scale": latent_scale},
-                      progress=progress, show=("loss", "anchor_loss"))
+                      progress=progress, show=("flow_loss", "anchor_loss", "align"))
 
 
 # ------------------------------------------------------------------------------------------ stage 2 (detail)
@@ -403,7 +427,8 @@ class DetailTrainConfig(TrainConfig):
     """Share conditioned on the text only (the rest get both)."""
     drop_condition: float = 0.1
     """Share trained with the null condition."""
-    model: DetailFlowConfig = field(default_factory=lambda: DetailFlowConfig(width=192, depth=6, heads=6))
+    model: DetailFlowConfig = field(default_factory=lambda: DetailFlowConfig(width=192, depth=6, heads=6,
+                                                                             pooled_condition=True))
     """Flow sizes and support settings (trunk sizes must match stage 1)."""
 
 

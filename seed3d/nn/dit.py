@@ -71,16 +71,20 @@ class DiTBlock(nn.Module):
 
 class DiTTrunk(nn.Module):
     """Conditional DiT trunk on token features: timestep embedding, condition projection, a learned null-condition
-    token set (for classifier-free guidance), ``depth`` :class:`DiTBlock` s and an adaLN-modulated output norm."""
+    token set (for classifier-free guidance), ``depth`` :class:`DiTBlock` s and an adaLN-modulated output norm.
+
+    With ``pooled_condition`` the masked mean of the projected condition tokens is also added to the timestep
+    embedding, so the condition steers every block's modulation (globally) as well as its cross-attention."""
 
     def __init__(self, width: int, depth: int, heads: int, cond_dim: int, mlp_ratio: float = 4.0,
-                 num_null_tokens: int = 4, time_freq_dim: int = 256) -> None:
+                 num_null_tokens: int = 4, time_freq_dim: int = 256, pooled_condition: bool = False) -> None:
         super().__init__()
         if num_null_tokens < 1:
             raise InvalidInputError(f"num_null_tokens must be >= 1, got {num_null_tokens}")
         self.cond_dim = cond_dim
         self.time_embed = TimestepEmbed(width, time_freq_dim)
         self.cond_proj = nn.Sequential(nn.LayerNorm(cond_dim), nn.Linear(cond_dim, width))
+        self.cond_pool = nn.Sequential(nn.SiLU(), nn.Linear(width, width)) if pooled_condition else None
         self.null_cond = nn.Parameter(torch.randn(num_null_tokens, cond_dim) * 0.02)
         self.blocks = nn.ModuleList(DiTBlock(width, heads, width, mlp_ratio) for _ in range(depth))
         self.norm_out = nn.LayerNorm(width, elementwise_affine=False, eps=1e-6)
@@ -125,6 +129,10 @@ class DiTTrunk(nn.Module):
             raise InvalidInputError("a sample has no valid condition token; use null_condition() for unconditional")
         temb = self.time_embed(t)
         ctx = self.cond_proj(cond)
+        if self.cond_pool is not None:
+            m = (torch.ones(cond.shape[:2], device=cond.device) if cond_mask is None else cond_mask).to(ctx.dtype)
+            pooled = (ctx * m[..., None]).sum(1) / m.sum(1, keepdim=True).clamp_min(1.0)
+            temb = temb + self.cond_pool(pooled)
         for block in self.blocks:
             h = block(h, temb, ctx, cond_mask, key_mask)
         shift, scale = self.ada_out(temb).chunk(2, dim=-1)

@@ -53,6 +53,26 @@ def test_stage1_training_saves_flow_and_conditioner_and_resumes(trained: tuple[P
     train_coarse(data, final.parent, run)
     log = [json.loads(line) for line in (final.parent / "log.jsonl").read_text().splitlines()]
     assert [r["step"] for r in log] == [1, 2, 3] and all(np.isfinite(r["loss"]) for r in log)
+    assert all(0.0 <= r["align"] <= 2.0 and r["loss"] >= r["flow_loss"] for r in log)  # the image-text term
+
+
+def test_stage1_batches_pair_tokens_with_the_noise_by_optimal_transport(trained: tuple[Path, Path, Path]) -> None:
+    from seed3d.condition.augment import AugmentConfig, ViewAugmenter
+    from seed3d.geometry.train import load_views, make_coarse_batch
+
+    data, _, final = trained
+    z = np.load(next(final.parent.glob("latents-*-train-16.npz")))
+    latents = {k: z[k] for k in z.files}
+    views = load_views(data, "train")
+    text = (np.zeros((3, 4, 384), np.float16), np.ones((3, 4), bool))
+    aug = ViewAugmenter(AugmentConfig(size=16))
+    cost = {}
+    for ot in (True, False):
+        cfg = CoarseTrainConfig(batch=2, num_tokens=16, model=TINY_FLOW, conditioner=TINY_COND, ot_pairing=ot)
+        batch = make_coarse_batch(latents, views, text, 7, cfg, 1.0, aug)
+        cost[ot] = float((batch["x0"] - batch["noise"]).square().sum())
+        assert batch["text_vec"].shape == (2, 384)
+    assert cost[True] < cost[False]  # same shapes and noise (same seed and step), shorter paths
 
 
 def test_stage1_training_refuses_a_missing_or_mismatched_vae(trained: tuple[Path, Path, Path], tmp_path: Path) -> None:

@@ -89,3 +89,24 @@ def test_trunk_forward_checks() -> None:
         trunk(h, torch.rand(2), torch.randn(2, 3, 7))
     with pytest.raises(InvalidInputError):
         trunk(h, torch.rand(3), torch.randn(2, 3, 8))
+
+
+def test_trunk_pooled_condition_modulates_through_the_masked_mean() -> None:
+    trunk = DiTTrunk(16, 1, 2, cond_dim=8, pooled_condition=True)
+    _randomise(trunk)
+    with torch.no_grad():
+        for blk in trunk.blocks:  # no cross-attention: the condition reaches the tokens only through the pool
+            blk.cross.out.weight.zero_()
+            blk.cross.out.bias.zero_()
+    h, _, cond = _inputs()
+    t = torch.tensor([0.3, 0.7])
+    mask = torch.tensor([[True, True, False], [True, False, False]])
+    out = trunk(h, t, cond, mask)
+    other = cond.clone()
+    other[~mask] = 9.0  # masked tokens are left out of the pool
+    assert torch.allclose(trunk(h, t, other, mask), out, atol=1e-6)
+    other[0, 1] = 9.0
+    changed = trunk(h, t, other, mask)
+    assert not torch.allclose(changed[0], out[0]) and torch.allclose(changed[1], out[1], atol=1e-6)
+    plain = DiTTrunk(16, 1, 2, cond_dim=8)
+    assert not any("cond_pool" in k for k in plain.state_dict())  # older checkpoints load unchanged
