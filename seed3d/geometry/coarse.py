@@ -1,10 +1,14 @@
 """Stage 1 of geometry generation: a rectified-flow DiT that generates a whole shape latent -- the token set of
 anchors (B, M, 3) and features (B, M, latent_dim) -- from condition tokens.
 
-A token is ``[anchor * anchor_scale, feats]`` (see :meth:`CoarseFlow.pack`). The tokens form a set: there is no
-index positional encoding, only Fourier features of each token's (noisy) anchor plus a linear map of the whole
-token, so the model is permutation equivariant. A learned null-condition token set stands in for the condition
-when it is dropped in training and on the unconditional branch of classifier-free guidance.
+A token is ``[anchor * anchor_scale, feats]`` (see :meth:`CoarseFlow.pack`). By default the tokens form a set:
+there is no index positional encoding, only Fourier features of each token's (noisy) anchor plus a linear map of
+the whole token, so the model is permutation equivariant. With ``slot_tokens`` the set is ordered instead: token
+``k`` is the shape's anchor matched to the ``k``-th point of a fixed template (the ``slot_positions`` buffer, set
+by training and saved with the weights), and each slot adds the Fourier features of its template point, so every
+slot learns a narrow distribution (a part of space) instead of all of them learning the whole shape. A learned
+null-condition token set stands in for the condition when it is dropped in training and on the unconditional
+branch of classifier-free guidance.
 """
 
 from __future__ import annotations
@@ -55,6 +59,9 @@ class CoarseFlowConfig:
     pooled_condition: bool = False
     """Also add the pooled condition to the timestep embedding (every block's adaLN sees it), not only to the
     cross-attention (``seed3d.nn.dit.DiTTrunk``)."""
+    slot_tokens: bool = False
+    """Ordered tokens: ``num_tokens`` slots, each tied to a template point (see the module docstring); the token
+    count is then fixed."""
     extra: dict[str, float] = field(default_factory=dict)
     """Free-form numbers recorded with the model (e.g. training settings)."""
 
@@ -97,6 +104,9 @@ class CoarseFlow(nn.Module, PretrainedMixin):
         self.out_proj = nn.Linear(cfg.width, 3 + cfg.latent_dim)
         nn.init.zeros_(self.out_proj.weight)
         nn.init.zeros_(self.out_proj.bias)
+        if cfg.slot_tokens:
+            self.register_buffer("slot_positions", torch.zeros(cfg.num_tokens, 3))
+            self.slot_proj = nn.Linear(self.pos_embed.out_dim, cfg.width)
 
     @property
     def token_dim(self) -> int:
@@ -138,6 +148,11 @@ class CoarseFlow(nn.Module, PretrainedMixin):
         _check_cond(cond, cond_mask, self.config.cond_dim)
         xyz = x[..., :3] / self.config.anchor_scale
         h = self.in_proj(x) + self.pos_proj(self.pos_embed(xyz))
+        if self.config.slot_tokens:
+            if x.shape[1] != self.config.num_tokens:
+                raise InvalidInputError(f"this flow has {self.config.num_tokens} ordered token slots, got "
+                                        f"{x.shape[1]} tokens")
+            h = h + self.slot_proj(self.pos_embed(self.slot_positions.to(h.dtype)))
         v = self.out_proj(self.trunk(h, t, cond, cond_mask, key_mask))
         return v if key_mask is None else v * key_mask[..., None].to(v.dtype)
 
@@ -151,6 +166,8 @@ class CoarseFlow(nn.Module, PretrainedMixin):
         ``sampler`` overrides ``steps`` / ``guidance`` / ``shift``; ``generator`` makes the result reproducible."""
         _check_cond(cond, cond_mask, self.config.cond_dim)
         m = num_tokens or self.config.num_tokens
+        if self.config.slot_tokens and m != self.config.num_tokens:
+            raise InvalidInputError(f"this flow generates exactly {self.config.num_tokens} ordered tokens, not {m}")
         sampler = sampler or FlowSampler(num_steps=steps, shift=shift, guidance_scale=guidance)
         if sampler.t_start < 1.0:
             raise InvalidInputError("CoarseFlow.generate starts from pure noise; use a sampler with t_start=1")

@@ -196,10 +196,12 @@ class CoarseTrainConfig(TrainConfig):
     """Share conditioned on the text only (the rest get both)."""
     drop_condition: float = 0.1
     """Share trained with the null condition (for classifier-free guidance)."""
-    ot_pairing: bool = True
-    """Pair each shape's tokens with the noise tokens by optimal transport (``seed3d.nn.flow.equivariant_ot_pairs``)
-    instead of at random: the token set has no order, so a random pairing leaves the flow to average over all of
-    them (one blob for every condition)."""
+    token_order: str = "template"
+    """How a shape's token set meets the noise: ``template`` orders it by matching the anchors one to one to a
+    fixed template (k-means centres of all training anchors, saved in the flow as its slot positions; needs
+    ``model.slot_tokens``); ``ot`` pairs the set with each draw of noise by optimal transport
+    (``seed3d.nn.flow.equivariant_ot_pairs``); ``random`` shuffles it (the permutation-equivariant flow then
+    averages over every pairing: one blob for every condition)."""
     align_weight: float = 0.5
     """Weight of an auxiliary loss that trains the image encoder's pooled vector, through a linear head, to point
     where the MiniLM sentence vector of the shape's description points (cosine): the from-scratch encoder learns
@@ -209,8 +211,19 @@ class CoarseTrainConfig(TrainConfig):
     conditioner: ConditionerConfig = field(default_factory=ConditionerConfig)
     """Image encoder and condition-token sizes."""
     model: CoarseFlowConfig = field(default_factory=lambda: CoarseFlowConfig(width=192, depth=6, heads=6,
-                                                                             num_tokens=128, pooled_condition=True))
+                                                                             num_tokens=128, pooled_condition=True,
+                                                                             slot_tokens=True))
     """Flow sizes."""
+
+    def __post_init__(self) -> None:
+        if self.token_order not in ("template", "ot", "random"):
+            raise InvalidInputError(f"token_order must be template, ot or random, got {self.token_order!r}")
+        if (self.token_order == "template") != self.model.slot_tokens:
+            raise InvalidInputError("token_order 'template' and model.slot_tokens go together (ordered slots need "
+                                    "a template order; a template order needs slots)")
+        if self.model.slot_tokens and self.model.num_tokens != self.num_tokens:
+            raise InvalidInputError(f"model.num_tokens ({self.model.num_tokens}) must equal num_tokens "
+                                    f"({self.num_tokens}) for ordered slots")
 
 
 class CoarseModel(nn.Module):
@@ -315,16 +328,45 @@ def make_coarse_batch(latents: dict[str, np.ndarray], views: dict[str, np.ndarra
     n = len(latents["anchors"])
     idx = rng.choice(n, cfg.batch, replace=n < cfg.batch)
     condition = _condition_batch(views, text, idx, rng, cfg, augmenter)
-    perm = np.stack([rng.permutation(cfg.num_tokens) for _ in range(cfg.batch)])
+    shuffled = np.stack([rng.permutation(cfg.num_tokens) for _ in range(cfg.batch)])
+    perm = latents["order"][idx] if cfg.token_order == "template" else shuffled
     anchors = np.take_along_axis(latents["anchors"][idx], perm[..., None], 1)
     feats = np.take_along_axis(latents["feats"][idx], perm[..., None], 1) / latent_scale
     gen = torch.Generator().manual_seed(int(rng.integers(1 << 62)))
     t = sample_timesteps(cfg.batch, gen)
     x0 = torch.cat([torch.from_numpy(anchors) * cfg.model.anchor_scale, torch.from_numpy(feats.astype(np.float32))], -1)
     noise = torch.randn(x0.shape, generator=gen)
-    if cfg.ot_pairing:
+    if cfg.token_order == "ot":
         x0 = x0.gather(1, equivariant_ot_pairs(x0, noise)[..., None].expand_as(x0))
     return {"x0": x0, "noise": noise, "t": t, "text_vec": torch.from_numpy(sentence_vectors(*text, idx)), **condition}
+
+
+def token_template(anchors: np.ndarray, count: int, seed: int = 0, sample: int = 65536) -> np.ndarray:
+    """A fixed template of ``count`` points (count, 3) for ordering token sets: k-means centres of the anchors
+    (N, M, 3) of every training shape pooled (at most ``sample`` of them, drawn with ``seed``)."""
+    from scipy.cluster.vq import kmeans2
+
+    pts = anchors.reshape(-1, 3).astype(np.float64)
+    rng = np.random.default_rng(seed)
+    if len(pts) > sample:
+        pts = pts[rng.choice(len(pts), sample, replace=False)]
+    centres, _ = kmeans2(pts, count, seed=rng, minit="++")
+    return centres.astype(np.float32)
+
+
+def template_order(anchors: np.ndarray, template: np.ndarray) -> np.ndarray:
+    """Per shape, the order (N, M) of its anchors (N, M, 3) that matches them one to one to the template points
+    (M, 3) at least total squared distance: ``anchors[i][order[i][k]]`` belongs to template point ``k``."""
+    from scipy.optimize import linear_sum_assignment
+    from scipy.spatial.distance import cdist
+
+    if anchors.shape[1:] != template.shape:
+        raise InvalidInputError(f"{anchors.shape[1]} anchors per shape cannot match a template of {len(template)}")
+    order = np.zeros(anchors.shape[:2], np.int64)
+    for i, a in enumerate(anchors):
+        rows, cols = linear_sum_assignment(cdist(template, a, "sqeuclidean"))
+        order[i, rows] = cols
+    return order
 
 
 def sentence_vectors(tokens: np.ndarray, mask: np.ndarray, idx: np.ndarray) -> np.ndarray:
@@ -376,6 +418,11 @@ def train_coarse(data: PathType, out: PathType, config: CoarseTrainConfig | None
     latents = cached_latents(vae_dir, data, "train", cfg.num_tokens, out, progress)
     latent_scale = float(latents["feats"].std())
     model.flow.config.extra = {**model.flow.config.extra, "latent_scale": latent_scale}
+    if cfg.token_order == "template":
+        report(0.0, "ordering token sets by the template")
+        template = token_template(latents["anchors"], cfg.num_tokens, cfg.seed)
+        latents = {**latents, "order": template_order(latents["anchors"], template)}
+        model.flow.slot_positions.copy_(torch.from_numpy(template))  # type: ignore[operator]
     report(0.0, "loading views")
     views = load_views(data, "train")
     text = encode_token_arrays([str(d) for d in views["description"]], progress=progress,

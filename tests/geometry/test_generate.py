@@ -11,7 +11,7 @@ import torch
 
 from seed3d.condition.encoder import ImageEncoderConfig
 from seed3d.errors import InvalidInputError
-from seed3d.geometry.coarse import CoarseFlowConfig
+from seed3d.geometry.coarse import CoarseFlow, CoarseFlowConfig
 from seed3d.geometry.conditioning import ConditionerConfig, ShapeConditioner
 from seed3d.geometry.generate import GenerateOptions, ShapeGenerator, coarse_grid
 from seed3d.geometry.train import CoarseTrainConfig, train_coarse
@@ -23,7 +23,8 @@ TINY_VAE = ShapeVAEConfig(num_tokens=16, token_choices=(16,), surface_points=96,
                           route_candidates=4)
 TINY_COND = ConditionerConfig(image=ImageEncoderConfig(image_size=16, patch=8, width=32, depth=1, heads=2, out_dim=32),
                               cond_dim=32)
-TINY_FLOW = CoarseFlowConfig(latent_dim=8, width=32, depth=1, heads=2, cond_dim=32, num_tokens=16)
+TINY_FLOW = CoarseFlowConfig(latent_dim=8, width=32, depth=1, heads=2, cond_dim=32, num_tokens=16, slot_tokens=True)
+SET_FLOW = CoarseFlowConfig(**{**TINY_FLOW.__dict__, "slot_tokens": False})
 
 
 @pytest.fixture(scope="module")
@@ -56,30 +57,57 @@ def test_stage1_training_saves_flow_and_conditioner_and_resumes(trained: tuple[P
     assert all(0.0 <= r["align"] <= 2.0 and r["loss"] >= r["flow_loss"] for r in log)  # the image-text term
 
 
-def test_stage1_batches_pair_tokens_with_the_noise_by_optimal_transport(trained: tuple[Path, Path, Path]) -> None:
+def test_stage1_batches_order_tokens_by_the_template_or_pair_them_with_the_noise(
+        trained: tuple[Path, Path, Path]) -> None:
     from seed3d.condition.augment import AugmentConfig, ViewAugmenter
-    from seed3d.geometry.train import load_views, make_coarse_batch
+    from seed3d.geometry.train import load_views, make_coarse_batch, template_order, token_template
 
     data, _, final = trained
     z = np.load(next(final.parent.glob("latents-*-train-16.npz")))
     latents = {k: z[k] for k in z.files}
+    template = token_template(latents["anchors"], 16)
+    latents["order"] = template_order(latents["anchors"], template)
+    # the trained flow carries the template as its slot positions
+    flow = CoarseFlow.from_pretrained(final / "flow")
+    assert np.allclose(flow.slot_positions.numpy(), template)
     views = load_views(data, "train")
     text = (np.zeros((3, 4, 384), np.float16), np.ones((3, 4), bool))
     aug = ViewAugmenter(AugmentConfig(size=16))
-    cost = {}
-    for ot in (True, False):
-        cfg = CoarseTrainConfig(batch=2, num_tokens=16, model=TINY_FLOW, conditioner=TINY_COND, ot_pairing=ot)
-        batch = make_coarse_batch(latents, views, text, 7, cfg, 1.0, aug)
-        cost[ot] = float((batch["x0"] - batch["noise"]).square().sum())
-        assert batch["text_vec"].shape == (2, 384)
-    assert cost[True] < cost[False]  # same shapes and noise (same seed and step), shorter paths
+    batches = {}
+    for order, model in (("template", TINY_FLOW), ("ot", SET_FLOW), ("random", SET_FLOW)):
+        cfg = CoarseTrainConfig(batch=2, num_tokens=16, model=model, conditioner=TINY_COND, token_order=order)
+        batches[order] = make_coarse_batch(latents, views, text, 7, cfg, 1.0, aug)
+        assert batches[order]["text_vec"].shape == (2, 384)
+    cost = {k: float((b["x0"] - b["noise"]).square().sum()) for k, b in batches.items()}
+    assert cost["ot"] < cost["random"]  # same shapes and noise (same seed and step), shorter paths
+    # template order: slot k holds the anchor matched to template point k (the same shapes, shuffled, lie farther)
+    scale = TINY_FLOW.anchor_scale
+    near = np.linalg.norm(batches["template"]["x0"][..., :3].numpy() / scale - template, axis=-1).mean()
+    shuffled = np.linalg.norm(batches["random"]["x0"][..., :3].numpy() / scale - template, axis=-1).mean()
+    assert near < shuffled
+    order = latents["order"][0]
+    assert sorted(order.tolist()) == list(range(16))  # a permutation of the shape's own tokens
+
+
+def test_stage1_settings_are_checked() -> None:
+    with pytest.raises(InvalidInputError, match="go together"):
+        CoarseTrainConfig(num_tokens=16, model=SET_FLOW)
+    with pytest.raises(InvalidInputError, match="token_order"):
+        CoarseTrainConfig(num_tokens=16, model=SET_FLOW, token_order="sorted")
+    with pytest.raises(InvalidInputError, match="must equal num_tokens"):
+        CoarseTrainConfig(num_tokens=32, model=TINY_FLOW)
+    flow = CoarseFlow(TINY_FLOW)
+    cond = torch.randn(1, 3, 32)
+    with pytest.raises(InvalidInputError, match="exactly 16 ordered tokens"):
+        flow.generate(cond, num_tokens=8, steps=1)
 
 
 def test_stage1_training_refuses_a_missing_or_mismatched_vae(trained: tuple[Path, Path, Path], tmp_path: Path) -> None:
     data, vae, _ = trained
     with pytest.raises(InvalidInputError, match="no shape VAE"):
         train_coarse(data, tmp_path / "run", CoarseTrainConfig(vae=str(tmp_path / "nothing")))
-    wrong = CoarseTrainConfig(vae=str(vae), model=CoarseFlowConfig(latent_dim=4, width=32, depth=1, heads=2))
+    wrong = CoarseTrainConfig(vae=str(vae), model=CoarseFlowConfig(latent_dim=4, width=32, depth=1, heads=2),
+                              token_order="ot")
     with pytest.raises(InvalidInputError, match="latent channels"):
         train_coarse(data, tmp_path / "run", wrong)
 
