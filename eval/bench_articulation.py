@@ -20,7 +20,8 @@ on) the ground-truth asset's joints are stripped (``strip_joints``), the asset i
 
 ``--parts predicted`` starts instead from the merged shell of the parts (``seed3d.parts.shell.merged_shell``: one
 surface, no internal faces, as a generated mesh would be): the shipped part segmenter cuts it automatically, the
-cut parts are completed (``seed3d.parts.complete``), and predicted parts are matched one to one to true parts by
+cut parts are completed (``seed3d.parts.complete``) and articulated with the collision settings the pipeline gives
+generated parts (``seed3d.pipeline.generated_physics``), and predicted parts are matched one to one to true parts by
 face-area IoU (Hungarian) before the joints are compared; a true part with no match counts as a miss. It also
 reports parts mIoU (automatic, number of parts given, and a connected-components baseline). Results go to
 eval/results/articulation_predicted.json (and its picture).
@@ -40,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from seed3d.articulation import articulate, strip_joints
+from seed3d.articulation import ArticulationConfig, articulate, strip_joints
 from seed3d.articulation._geometry import axis_angle, line_distance
 from seed3d.asset import Asset, Part, atomic_file
 from seed3d.synth import generate, list_categories
@@ -138,10 +139,12 @@ class FromPredicted:
 
     def __init__(self, model: Path | None) -> None:
         from seed3d.parts.segment import Segmenter
-        from seed3d.pipeline import weights_component
+        from seed3d.pipeline import generated_physics, weights_component
 
         self.model = model or weights_component("part_segmenter")
         self.segmenter = Segmenter.from_pretrained(self.model)
+        # the collision settings the pipeline gives generated parts (library defaults: minutes of CoACD per part)
+        self.config = ArticulationConfig(physics=generated_physics())
 
     def __call__(self, truth: Asset) -> tuple[Asset, dict[str, Any]]:
         """The articulated prediction and the segmentation figures of one asset."""
@@ -170,7 +173,7 @@ class FromPredicted:
         meshes = complete_parts(seg.mesh, seg.face_part, seg.labels)
         names = [truth.parts[matching[k]].name if k in matching else f"extra_{k}" for k in range(seg.num_parts)]
         parts = [Part(n, m, label=lab) for n, m, lab in zip(names, meshes, seg.labels, strict=True)]
-        pred = articulate(Asset(truth.name, parts, joints_known=False))
+        pred = articulate(Asset(truth.name, parts, joints_known=False), config=self.config)
         info = {"miou": miou, "miou_given": miou_given, "miou_components": miou_comp, "parts_true": len(truth.parts),
                 "parts_pred": seg.num_parts, "segment_seconds": round(seconds, 2),
                 "labels_ok": float(np.mean([seg.labels[p] == truth.parts[t].label for p, t in matching.items()]))}
