@@ -6,8 +6,10 @@ downsampled to the model's resolution and cached with reference images (the data
 recentred over the canonical background) and MiniLM states of two material texts: the full description and the
 bare material words (``charcoal painted wood, polished nickel``, the form the tagger and users give). Each step
 draws shapes, one text form, one reference view, and which condition each sample keeps (image only, text only,
-both, or — for classifier-free guidance — neither), noises the views along the rectified flow and regresses the
-velocity on the covered pixels, per stream. The MoE load-balancing loss is added with ``moe_weight``.
+both, or — for classifier-free guidance — neither), swaps the colour channels of some image-only samples in their
+views and reference alike, noises the views along the rectified flow (mostly at noisy times: ``time_shift``) and
+regresses the clean views (or the velocity) on the covered pixels, per stream. The MoE load-balancing loss is
+added with ``moe_weight``.
 
 The material tagger trains first, in its own short run (``OUT/tagger/``: it is small, and its own optimiser and
 gradient clipping keep it apart from the generator's), on the finishes of the same reference images, flipped at
@@ -61,6 +63,10 @@ class PBRTrainConfig(TrainConfig):
     """Share of text-conditioned samples given the bare material words instead of the full description."""
     drop_condition: float = 0.1
     """Share trained with the null condition (for classifier-free guidance)."""
+    colour_swap: float = 0.5
+    """Share of the image-only samples whose albedo views and reference image get one random permutation of the
+    RGB channels (exact under the renders' white light): the image path learns to read the colours off the image,
+    where it would otherwise recall each training shape's own colours."""
     mr_weight: float = 1.0
     """Weight of the metallic-roughness stream's velocity loss (the albedo stream's is 1)."""
     moe_weight: float = 0.01
@@ -75,8 +81,10 @@ class PBRTrainConfig(TrainConfig):
     """``x0``: squared error of the clean views the model implies, equally weighted at every time (learns the
     coarse colours fastest); ``velocity``: squared error of the velocity (for an x0-predicting model, the clean-view
     error weighted by 1 / t²)."""
-    time_shift: float = 1.0
-    """Timestep shift of the logit-normal training times (> 1: noisier)."""
+    time_shift: float = 4.0
+    """Timestep shift of the logit-normal training times (> 1: noisier). Noisy times are where the views must come
+    from the condition: at shift 1 (median t 0.5) a run learned to denoise from the noisy input alone, and its
+    clean-view guess at t = 1 was no better than the category mean after 1,200 steps."""
     init_from: str | None = None
     """Start a fresh run from a saved run's model folder (its generator/ and tagger/)."""
     model: PBRModelConfig = field(default_factory=PBRModelConfig)
@@ -85,7 +93,7 @@ class PBRTrainConfig(TrainConfig):
     """Tagger sizes."""
 
     def __post_init__(self) -> None:
-        for name in ("image_share", "text_share", "words_share", "drop_condition"):
+        for name in ("image_share", "text_share", "words_share", "drop_condition", "colour_swap"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise InvalidInputError(f"{name} must lie in [0, 1], got {getattr(self, name)}")
         if self.tagger_steps < 0 or self.tagger_batch < 1 or self.tagger_lr <= 0:
@@ -161,7 +169,13 @@ def make_batch(views: dict[str, np.ndarray], labels: tuple[np.ndarray, np.ndarra
     mode = rng.random(cfg.batch)
     drop = rng.random(cfg.batch) < cfg.drop_condition
     gen = torch.Generator().manual_seed(int(rng.integers(1 << 62)))
-    x0 = torch.from_numpy(views["target"][idx].astype(np.float32))
+    target = views["target"][idx].astype(np.float32)
+    swap = (mode < cfg.image_share) & ~drop & (rng.random(cfg.batch) < cfg.colour_swap)
+    perms = np.stack([rng.permutation(3) for _ in range(cfg.batch)])
+    for i in np.flatnonzero(swap):
+        target[i, :, :3] = target[i][:, perms[i]]
+        ref[i] = ref[i][perms[i]]
+    x0 = torch.from_numpy(target)
     return {"x0": x0, "noise": torch.randn(x0.shape, generator=gen),
             "t": sample_timesteps(cfg.batch, gen, shift=cfg.time_shift),
             "geometry": geometry_batch(views, idx), "mask": torch.from_numpy(views["mask"][idx]),
@@ -275,16 +289,15 @@ def psnr(a: np.ndarray, b: np.ndarray, mask: np.ndarray) -> float:
 
 
 @torch.no_grad()
-def view_metrics(model: PBRGenerator, views: dict[str, np.ndarray], indices: np.ndarray, steps: int = 20,
-                 guidance: float = 2.0, condition: str = "both", seed: int = 0, batch: int = 8
-                 ) -> dict[str, float]:
-    """Sample the views of cached samples ``indices`` and compare with the truth on covered pixels: albedo
-    PSNR (dB, sRGB) and metallic / roughness MAE. ``condition``: ``both``, ``image``, ``text`` (material words)
-    or ``none``. Deterministic per ``seed``."""
+def sample_views(model: PBRGenerator, views: dict[str, np.ndarray], indices: np.ndarray, steps: int = 20,
+                 guidance: float = 2.0, condition: str = "both", seed: int = 0, batch: int = 8) -> np.ndarray:
+    """Generated views (N, V, 5, r, r) in [0, 1] of cached samples ``indices`` (albedo sRGB, metallic,
+    roughness; 0 off the mesh). ``condition``: ``both`` (reference view 0 and the material words), ``image``,
+    ``text`` or ``none``. Deterministic per ``seed``."""
     if condition not in ("both", "image", "text", "none"):
         raise InvalidInputError(f"condition must be both, image, text or none, got {condition!r}")
     device = next(model.parameters()).device
-    sq, met, rough, count = 0.0, 0.0, 0.0, 0
+    out = []
     for s in range(0, len(indices), batch):
         idx = np.asarray(indices[s: s + batch])
         b = len(idx)
@@ -301,41 +314,55 @@ def view_metrics(model: PBRGenerator, views: dict[str, np.ndarray], indices: np.
         gen = torch.Generator().manual_seed(seed * 1_000_003 + s)
         noise = torch.randn(model.sample_shape(b), generator=gen).to(device)
         x = model.sample(geo, cond, cmask, sampler=FlowSampler(steps, guidance_scale=guidance), noise=noise)
-        pred = ((x.float().cpu().numpy() + 1.0) / 2.0).clip(0, 1)
-        true = (views["target"][idx].astype(np.float32) + 1.0) / 2.0
-        m = views["mask"][idx].astype(bool)
-        mm = m[:, :, None].repeat(3, 2)
-        sq += float(((pred[:, :, :3] - true[:, :, :3]) ** 2)[mm].sum())
-        met += float(np.abs(pred[:, :, 3] - true[:, :, 3])[m].sum())
-        rough += float(np.abs(pred[:, :, 4] - true[:, :, 4])[m].sum())
-        count += int(m.sum())
-    mse = sq / max(3 * count, 1)
-    return {"albedo_psnr": -10.0 * math.log10(max(mse, 1e-12)), "metallic_mae": met / max(count, 1),
-            "roughness_mae": rough / max(count, 1), "pixels": float(count)}
+        out.append(((x.float().cpu().numpy() + 1.0) / 2.0).clip(0, 1))
+    return np.concatenate(out) if out else np.zeros((0, *model.sample_shape(1)[1:]), np.float32)
 
 
-def mean_baseline(views: dict[str, np.ndarray], train: dict[str, np.ndarray], indices: np.ndarray
-                  ) -> dict[str, float]:
-    """The same metrics for the per-category mean albedo / metallic / roughness of the train split's covered
-    pixels (a floor any conditioned model must beat)."""
+def category_means(train: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Per category: the mean albedo (sRGB) / metallic / roughness (5,) over the covered pixels of cached views."""
     means: dict[str, np.ndarray] = {}
     for cat in np.unique(train["category"]):
         sel = train["category"] == cat
         t = (train["target"][sel].astype(np.float32) + 1.0) / 2.0
         m = train["mask"][sel].astype(bool)
         means[str(cat)] = np.array([t[:, :, c][m].mean() for c in range(5)], np.float32)
-    sq, met, rough, count = 0.0, 0.0, 0.0, 0
-    for i in indices:
-        true = (views["target"][i].astype(np.float32) + 1.0) / 2.0
-        m = views["mask"][i].astype(bool)
-        mu = means.get(str(views["category"][i]), np.full(5, 0.5, np.float32))
-        sq += float(sum(((true[:, c] - mu[c]) ** 2)[m].sum() for c in range(3)))
-        met += float(np.abs(true[:, 3] - mu[3])[m].sum())
-        rough += float(np.abs(true[:, 4] - mu[4])[m].sum())
-        count += int(m.sum())
-    mse = sq / max(3 * count, 1)
-    return {"albedo_psnr": -10.0 * math.log10(max(mse, 1e-12)), "metallic_mae": met / max(count, 1),
-            "roughness_mae": rough / max(count, 1), "pixels": float(count)}
+    return means
+
+
+def mean_views(means: dict[str, np.ndarray], views: dict[str, np.ndarray], indices: np.ndarray) -> np.ndarray:
+    """Views (N, V, 5, r, r) that paint every covered pixel with its category's mean material (0.5 for an
+    unknown category): the floor any conditioned model must beat."""
+    idx = np.asarray(indices)
+    mu = np.stack([means.get(str(c), np.full(5, 0.5, np.float32)) for c in views["category"][idx]])
+    m = views["mask"][idx].astype(np.float32)[:, :, None]
+    return (mu[:, None, :, None, None] * m).astype(np.float32)
+
+
+def score_views(pred: np.ndarray, views: dict[str, np.ndarray], indices: np.ndarray) -> dict[str, float]:
+    """Albedo PSNR (dB, sRGB) and metallic / roughness MAE of views ``pred`` (N, V, 5, r, r) in [0, 1] against
+    the truth of cached samples ``indices``, over covered pixels."""
+    idx = np.asarray(indices)
+    true = (views["target"][idx].astype(np.float32) + 1.0) / 2.0
+    m = views["mask"][idx].astype(bool)
+    count = max(int(m.sum()), 1)
+    mse = float(((pred[:, :, :3] - true[:, :, :3]) ** 2)[m[:, :, None].repeat(3, 2)].sum()) / (3 * count)
+    return {"albedo_psnr": -10.0 * math.log10(max(mse, 1e-12)),
+            "metallic_mae": float(np.abs(pred[:, :, 3] - true[:, :, 3])[m].sum()) / count,
+            "roughness_mae": float(np.abs(pred[:, :, 4] - true[:, :, 4])[m].sum()) / count, "pixels": float(count)}
+
+
+def view_metrics(model: PBRGenerator, views: dict[str, np.ndarray], indices: np.ndarray, steps: int = 20,
+                 guidance: float = 2.0, condition: str = "both", seed: int = 0, batch: int = 8
+                 ) -> dict[str, float]:
+    """:func:`score_views` of :func:`sample_views` (sample, then compare with the truth)."""
+    pred = sample_views(model, views, indices, steps, guidance, condition, seed, batch)
+    return score_views(pred, views, indices)
+
+
+def mean_baseline(views: dict[str, np.ndarray], train: dict[str, np.ndarray], indices: np.ndarray
+                  ) -> dict[str, float]:
+    """:func:`score_views` of the train split's per-category mean material."""
+    return score_views(mean_views(category_means(train), views, indices), views, indices)
 
 
 def read_log(run: PathType) -> list[dict[str, float]]:

@@ -91,6 +91,25 @@ def test_batches_depend_only_on_seed_and_step(views: dict[str, np.ndarray]) -> N
     assert not bool((dropped["use_text"] | dropped["use_image"]).any())
 
 
+def test_image_only_samples_swap_colour_channels_in_views_and_reference_alike(views: dict[str, np.ndarray]) -> None:
+    labels = tagger_targets(views, MaterialTagger(TAGGER))
+    plain = make_batch(views, labels, 3, tiny_config(batch=32, image_share=1.0, text_share=0.0, drop_condition=0.0,
+                                                     colour_swap=0.0))
+    swapped = make_batch(views, labels, 3, tiny_config(batch=32, image_share=1.0, text_share=0.0,
+                                                       drop_condition=0.0, colour_swap=1.0))
+    assert torch.equal(plain["x0"][:, :, 3:], swapped["x0"][:, :, 3:])  # metallic-roughness untouched
+    changed = 0
+    for i in range(32):
+        a, b = plain["x0"][i, :, :3], swapped["x0"][i, :, :3]
+        perm = [next(c for c in range(3) if torch.equal(b[:, k], a[:, c])) for k in range(3)]
+        assert torch.equal(swapped["image"][i], plain["image"][i][perm])  # the same permutation in both
+        changed += perm != [0, 1, 2]
+    assert changed > 10
+    kept = make_batch(views, labels, 3, tiny_config(batch=32, image_share=0.0, text_share=1.0, colour_swap=1.0))
+    same = make_batch(views, labels, 3, tiny_config(batch=32, image_share=0.0, text_share=1.0, colour_swap=0.0))
+    assert torch.equal(kept["x0"], same["x0"])  # text-conditioned samples keep their colours
+
+
 @pytest.mark.parametrize("loss", ["velocity", "x0"])
 def test_loss_terms_and_overfitting_one_batch(views: dict[str, np.ndarray], loss: str) -> None:
     torch.manual_seed(0)
