@@ -64,24 +64,29 @@ def albedo_psnr(truth: RenderBuffers, pred: RenderBuffers) -> float:
     return float("inf") if err == 0 else 10 * float(np.log10(1.0 / err))
 
 
-def albedo_ssim(truth: RenderBuffers, pred: RenderBuffers, sigma: float = 1.5) -> float:
-    """Mean SSIM of sRGB albedo (Gaussian window, per channel) over pixels where both views see the surface."""
+def ssim(a: np.ndarray, b: np.ndarray, mask: np.ndarray, sigma: float = 1.5) -> float:
+    """Mean SSIM of two (H, W, C) images in [0, 1] (Gaussian window, per channel) over the ``mask``ed pixels;
+    pixels off the mask count as 0 in both images' windows."""
     from scipy.ndimage import gaussian_filter
 
-    m = truth.mask & pred.mask
-    a = np.where(m[..., None], linear_to_srgb(truth.albedo), 0.0).astype(np.float64)
-    b = np.where(m[..., None], linear_to_srgb(pred.albedo), 0.0).astype(np.float64)
+    a = np.where(mask[..., None], a, 0.0).astype(np.float64)
+    b = np.where(mask[..., None], b, 0.0).astype(np.float64)
     c1, c2 = 0.01**2, 0.03**2
     out = []
-    for ch in range(3):
+    for ch in range(a.shape[2]):
         x, y = a[..., ch], b[..., ch]
         mx, my = gaussian_filter(x, sigma), gaussian_filter(y, sigma)
         vx = gaussian_filter(x * x, sigma) - mx * mx
         vy = gaussian_filter(y * y, sigma) - my * my
         cxy = gaussian_filter(x * y, sigma) - mx * my
         s = ((2 * mx * my + c1) * (2 * cxy + c2)) / ((mx * mx + my * my + c1) * (vx + vy + c2))
-        out.append(s[m])
+        out.append(s[mask])
     return float(np.mean(out))
+
+
+def albedo_ssim(truth: RenderBuffers, pred: RenderBuffers, sigma: float = 1.5) -> float:
+    """Mean SSIM of sRGB albedo (Gaussian window, per channel) over pixels where both views see the surface."""
+    return ssim(linear_to_srgb(truth.albedo), linear_to_srgb(pred.albedo), truth.mask & pred.mask, sigma)
 
 
 def view_metrics(truth: RenderBuffers, pred: RenderBuffers) -> dict[str, float]:

@@ -94,6 +94,8 @@ class GeometryViews:
     """(V, H, W) bool coverage."""
     cameras: list[Any]
     """The rig's cameras (``seed3d.render.Camera``) at the rendered (supersampled) resolution."""
+    full_mask: np.ndarray | None = None
+    """(V, H * s, W * s) bool coverage at the cameras' (supersampled) resolution, when rendered here."""
 
     def tensor(self) -> torch.Tensor:
         """The model's geometry input (V, 7, H, W) float32."""
@@ -120,10 +122,10 @@ def render_geometry(target: object, resolution: int, supersample: int = 4, rende
     finally:
         if own:
             rend.close()
-    small = downsample_views(np.stack([v.mask for v in views]), supersample,
-                             normal=np.stack([v.normal for v in views]),
+    full = np.stack([v.mask for v in views])
+    small = downsample_views(full, supersample, normal=np.stack([v.normal for v in views]),
                              canonical=np.stack([v.canonical for v in views]))
-    return GeometryViews(small["normal"], small["canonical"], small["mask"], cams)
+    return GeometryViews(small["normal"], small["canonical"], small["mask"], cams, full)
 
 
 # ---------------------------------------------------------------------------------------------- material text
