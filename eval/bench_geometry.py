@@ -178,7 +178,7 @@ def _view_tensor(views: dict[str, np.ndarray], index: np.ndarray, size: int) -> 
 
 
 def generation_rows(gen: Any, test: dict[str, np.ndarray], train: dict[str, np.ndarray], per_category: int,
-                    resolution: int, steps: int, guidance: float,
+                    resolution: int, steps: int, guidance: float, level: float,
                     keep: dict[str, dict[str, Mesh]] | None = None, limit: int | None = None
                     ) -> list[dict[str, Any]]:
     """Image -> shape and text -> shape on test samples, each beside its retrieval baseline: the training shape
@@ -213,12 +213,12 @@ def generation_rows(gen: Any, test: dict[str, np.ndarray], train: dict[str, np.n
                 cond = gen.conditioner(images, None) if mode == "image" else gen.conditioner(None, tok, mask)
             latent = gen.sample_latent(cond[0], cond[1], opts)
             try:
-                mesh = gen.extract(latent, resolution)
+                mesh = gen.extract(latent, resolution, level)
                 row.update(score(mesh, gt_p, gt_n))
                 if keep is not None and (len(keep) < 9 or row["sample"] in keep):
                     keep.setdefault(row["sample"], {})[f"{mode} -> shape"] = mesh
                 sdf = gen.vae.sdf_function(latent)
-                row["volume_iou"] = volume_iou(sdf(test["vol_points"][i].astype(np.float32)) < 0,
+                row["volume_iou"] = volume_iou(sdf(test["vol_points"][i].astype(np.float32)) < level,
                                                test["vol_sdf"][i] < 0)
             except EmptySurfaceError:
                 row.update({k: 0.0 for k in METRICS[1:]}, chamfer_l1=1.0, empty=True)
@@ -339,6 +339,8 @@ def main() -> None:
                         help="also score image -> shape and text -> shape with this stage-1 folder (default: shipped)")
     parser.add_argument("--steps", type=int, default=25, help="flow steps for --generation")
     parser.add_argument("--guidance", type=float, default=3.0, help="guidance scale for --generation")
+    parser.add_argument("--level", type=float, default=0.0,
+                        help="SDF level extracted for --generation (the pipeline's GenerateOptions.level)")
     parser.add_argument("--out", default=str(RESULTS / "geometry.json"))
     args = parser.parse_args()
     from seed3d.pipeline import weights_component
@@ -390,13 +392,13 @@ def main() -> None:
         views = load_geometry(args.data, "test", fields=("cond_rgb", "cond_alpha", "cond_background"))
         gkeep: dict[str, dict[str, Mesh]] = {}
         grows = generation_rows(gen, {**data, **views}, train, args.per_category, args.resolution, args.steps,
-                                args.guidance, gkeep, args.limit)
+                                args.guidance, args.level, gkeep, args.limit)
         picture(gkeep, out.with_name("geometry_generation_examples.png"), "generated shapes")
         gsum = summarise_generation(grows)
         for mode, s in gsum.items():
             print(f"  {mode} -> shape: generated " + "  ".join(f"{k} {v:.4f}" for k, v in s["generated"].items()))
             print(f"  {mode} -> shape: retrieval " + "  ".join(f"{k} {v:.4f}" for k, v in s["retrieval"].items()))
-        doc["generation"] = {"coarse": str(coarse), "steps": args.steps, "guidance": args.guidance,
+        doc["generation"] = {"coarse": str(coarse), "steps": args.steps, "guidance": args.guidance, "level": args.level,
                              "resolution": args.resolution, "summary": gsum, "rows": grows,
                              "seconds": round(time.perf_counter() - t0, 1)}
     _write(out, doc)

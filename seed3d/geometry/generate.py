@@ -52,6 +52,8 @@ class GenerateOptions:
     """Faces after decimation (None: keep every face)."""
     detail: bool = True
     """Run stage 2 when a detail flow is loaded."""
+    level: float = 0.0
+    """SDF value whose level set becomes the surface (normalised units; a small positive value thickens walls)."""
 
 
 @dataclass
@@ -137,10 +139,11 @@ class ShapeGenerator:
             latent = ShapeLatent(positions, feats * detail_scale)
         return latent
 
-    def extract(self, latent: ShapeLatent, resolution: int) -> Mesh:
-        """The raw surface of a latent (normalised frame), extracted hierarchically at ``resolution``."""
+    def extract(self, latent: ShapeLatent, resolution: int, level: float = 0.0) -> Mesh:
+        """The raw surface of a latent (normalised frame): its SDF's ``level`` set, extracted hierarchically at
+        ``resolution``."""
         sdf = self.vae.sdf_function(latent)
-        return extract_surface(sdf, resolution=resolution,  # type: ignore[arg-type]
+        return extract_surface(sdf, resolution=resolution, level=level,  # type: ignore[arg-type]
                                coarse=coarse_grid(resolution, self.vae.config.truncation))
 
     def generate(self, image: ImageSource | None = None, text: str | None = None,
@@ -157,7 +160,7 @@ class ShapeGenerator:
         latent = self.sample_latent(cond, mask, opts, callback)
         timings["flow"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        raw = self.extract(latent, opts.resolution)
+        raw = self.extract(latent, opts.resolution, opts.level)
         timings["extract"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         shell = clean_shell(raw, target_faces=opts.target_faces)
