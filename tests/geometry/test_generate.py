@@ -139,6 +139,10 @@ def test_generator_makes_a_closed_mesh_in_meters_deterministically(trained: tupl
     assert set(a.timings) == {"condition", "flow", "extract", "postprocess"}
     with pytest.raises(InvalidInputError, match="image, a text or both"):
         gen.generate(text="  ", options=opts)
+    # a higher SDF level extracts a surface enclosing the level-0 one (normalised frame: the same latent)
+    latent = gen.sample_latent(*gen.condition(image, "a small box"), opts)
+    inner, outer = gen.extract(latent, 32), gen.extract(latent, 32, level=0.02)
+    assert outer.to_trimesh().volume > inner.to_trimesh().volume
 
 
 def test_coarse_grid_fits_the_truncation_band() -> None:
