@@ -34,7 +34,7 @@ class GenerationRequest(BaseModel):
     stages: list[Stage] | None = Field(None, max_length=3,
                                        description="Stages after geometry (default: every built stage).")
     target_faces: int | None = Field(None, ge=100, le=1_000_000, description="Faces after decimation.")
-    texture_size: int | None = Field(None, ge=64, le=4096, description="Texture size in pixels.")
+    texture_size: int | None = Field(None, ge=64, le=2048, description="Texture side in pixels for the asset.")
     formats: list[Format] | None = Field(None, min_length=1, max_length=4,
                                          description="Exports to write (default: all).")
     steps: int | None = Field(None, ge=1, le=1000, description="Flow sampling steps (default 25).")

@@ -43,14 +43,16 @@ def _formats(text: str) -> tuple[str, ...]:
     return names
 
 
-def _write_sim_ready(asset: Any, out: Path, formats: Sequence[str], overwrite: bool) -> dict[str, Path]:
-    """Make ``asset`` sim-ready (hulls, inertials), save it as an asset folder at ``out`` and export beside it
-    (``seed3d.pipeline.finish_asset``, the same path ``seed3d generate`` takes, without validation and preview)."""
+def _write_sim_ready(asset: Any, out: Path, formats: Sequence[str], overwrite: bool, physics: Any = None
+                     ) -> dict[str, Path]:
+    """Make ``asset`` sim-ready (hulls, inertials; ``physics`` settings, default the library's), save it as an
+    asset folder at ``out`` and export beside it (``seed3d.pipeline.finish_asset``, the same path ``seed3d
+    generate`` takes, without validation and preview)."""
     from seed3d.pipeline import finish_asset
 
     update, close = _progress_bar(asset.name)
     try:
-        summary = finish_asset(asset, out, formats=tuple(formats), validate=False, preview=False,
+        summary = finish_asset(asset, out, formats=tuple(formats), physics=physics, validate=False, preview=False,
                                overwrite=overwrite, keep_existing=overwrite,
                                progress=lambda stage, f, m: update((0.5 * f) if stage == "physics" else
                                                                    (0.5 + 0.5 * f), m))
@@ -196,8 +198,8 @@ def _job_spec(args: argparse.Namespace) -> Any:
     stages = [s for s in stage_list(args.stages)
               if not (args.no_texture and s == "texture") and not (args.no_articulation and s == "articulation")]
     spec = JobSpec(text=args.text, image=args.image, seed=args.seed, stages=tuple(stages), target_faces=args.faces,
-                   steps=args.steps, guidance=args.guidance, resolution=args.resolution, formats=args.formats,
-                   name=args.name, category=args.category)
+                   texture_size=args.texture_size, steps=args.steps, guidance=args.guidance,
+                   resolution=args.resolution, formats=args.formats, name=args.name, category=args.category)
     spec.check()  # refuse a file that is not an image before loading any model
     return spec
 
@@ -212,8 +214,6 @@ def cmd_generate(args: argparse.Namespace) -> int:
     out = Path(args.output)
     if out.exists() and not args.overwrite:
         raise Seed3DError(f"{out} exists (use --overwrite to replace it)")
-    if "texture" not in spec.stages:
-        log.info("texture stage skipped: it is not built yet")
     pipe = Seed3DPipeline.from_pretrained(args.weights, device=args.device, low_memory=args.low_memory)
     report, close = _stage_progress("generate", [*spec.stages, *POST_STAGES])
     try:
@@ -240,11 +240,20 @@ def cmd_batch(args: argparse.Namespace) -> int:
     return result.exit_code
 
 
+def _read_input(src: Path) -> tuple[Any, Any, str]:
+    """(asset or None, mesh or None, name) of a mesh file or an asset folder; the mesh is a one-part asset's own."""
+    from seed3d.asset import Asset
+    from seed3d.export.meshio import read_mesh
+
+    if (src / "asset.json").is_file():
+        given = Asset.load(src)
+        return given, given.parts[0].mesh if len(given.parts) == 1 else None, given.name
+    return None, read_mesh(src), "".join(c if c.isalnum() or c in "_-" else "_" for c in src.stem) or "asset"
+
+
 def cmd_articulate(args: argparse.Namespace) -> int:
     """Split a mesh (or an asset folder's parts) into parts, infer joints, export and validate."""
     from seed3d.articulation import articulate
-    from seed3d.asset import Asset
-    from seed3d.export.meshio import read_mesh
     from seed3d.parts import decompose
     from seed3d.parts.segment import Segmenter
     from seed3d.physics.validate import validate_path
@@ -256,13 +265,7 @@ def cmd_articulate(args: argparse.Namespace) -> int:
         raise Seed3DError(f"{out} exists (use --overwrite to replace it)")
     update, close = _progress_bar("articulate")
     try:
-        if (src / "asset.json").is_file():
-            given = Asset.load(src)
-            mesh = given.parts[0].mesh if len(given.parts) == 1 else None
-            name = given.name
-        else:
-            mesh, name = read_mesh(src), "".join(c if c.isalnum() or c in "_-" else "_" for c in src.stem) or "asset"
-            given = None
+        given, mesh, name = _read_input(src)
         if mesh is not None:
             segmenter = Segmenter.from_pretrained(args.weights or weights_component("part_segmenter"))
             parts = decompose(mesh, segmenter, name=name, num_parts=args.parts,
@@ -286,6 +289,42 @@ def cmd_articulate(args: argparse.Namespace) -> int:
             print(f"joint {j.name}: {j.type} {j.parent} -> {j.child} axis {[round(float(a), 3) for a in j.axis]}")
     print(report.summary())
     return report.exit_code
+
+
+def cmd_texture(args: argparse.Namespace) -> int:
+    """Texture a mesh or an asset folder: PBR views generated from an image and/or a text, baked into UV textures
+    on every part; writes a textured asset folder with its exports (default: GLB)."""
+    from seed3d.asset import Asset, Part
+    from seed3d.pbr.texture import TextureOptions, Texturer
+    from seed3d.pipeline import generated_physics, weights_component
+
+    src, out = Path(args.input), Path(args.output)
+    if out.exists() and not args.overwrite:
+        raise Seed3DError(f"{out} exists (use --overwrite to replace it)")
+    image = None
+    if args.image:  # read before any model loads: a file that is not an image is refused first
+        from seed3d.condition.image import load_image
+
+        if not Path(args.image).is_file():
+            raise Seed3DError(f"{args.image}: no such file")
+        image = load_image(Path(args.image))
+    sampling = {k: v for k, v in (("steps", args.steps), ("guidance", args.guidance)) if v is not None}
+    options = TextureOptions(seed=args.seed, texture_size=args.texture_size, **sampling)
+    given, mesh, name = _read_input(src)
+    target = given if given is not None else Asset(name, [Part("body", mesh, label="body")])
+    words = [w.strip() for w in args.material.split(",") if w.strip()] if args.material else None
+    texturer = Texturer.from_pretrained(args.weights or weights_component("pbr"))
+    update, close = _progress_bar("texture")
+    try:
+        result = texturer(target, image=image, text=args.text, material_words=words, options=options,
+                          progress=update)
+    finally:
+        close()
+    print(f"material text: {result.summary['prompt']!r}" if result.summary["prompt"] else
+          "material text: none (unconditional)")
+    _print_written(_write_sim_ready(result.asset, out, args.formats, overwrite=args.overwrite,
+                                    physics=None if given is not None else generated_physics()))
+    return 0
 
 
 def cmd_scene(args: argparse.Namespace) -> int:
@@ -368,18 +407,38 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overwrite", action="store_true", help="replace an existing output folder")
     p.set_defaults(func=cmd_articulate)
 
+    p = sub.add_parser("texture", help=cmd_texture.__doc__.split(":")[0] + ".", description=cmd_texture.__doc__ + (
+        " A mesh file (GLB/glTF: +Y up; OBJ/PLY/STL/OFF: +Z up, meters, front +X) becomes a one-part asset; an asset "
+        "folder keeps its parts, joints and collision shapes. With an image and no words, the shipped material "
+        "tagger names the image's materials."))
+    p.add_argument("input", help="mesh file (.glb .gltf .obj .ply .stl .off) or asset folder")
+    p.add_argument("-o", "--output", required=True, help="output asset folder (with its exports)")
+    p.add_argument("--image", metavar="PATH", help="reference image (PNG/JPEG/...; alpha or a plain background)")
+    p.add_argument("--text", metavar="TEXT", help="description of the object and its materials")
+    p.add_argument("--material", metavar="WORDS", help='material words, comma-separated ("walnut wood, brass")')
+    p.add_argument("--seed", type=_non_negative, default=0, help="seed (same inputs and seed -> same textures)")
+    p.add_argument("--steps", type=_positive, help="flow sampling steps (default: the texture stage's, 2)")
+    p.add_argument("--guidance", type=float, help="classifier-free guidance scale (default: the texture stage's, 1)")
+    p.add_argument("--texture-size", type=_positive, default=1024, help="texture side for the asset (default 1024)")
+    p.add_argument("--formats", type=_formats, default="glb",
+                   help="exports to write: comma-separated from glb,urdf,mjcf,usd, or 'none' (default: glb)")
+    p.add_argument("--weights", metavar="DIR", help="PBR model folder (default: from weights/pipeline.json)")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing output folder")
+    p.set_defaults(func=cmd_texture)
+
     p = sub.add_parser("generate", help="Generate a sim-ready asset from an image and/or a text.",
                        description=cmd_generate.__doc__ + (
         " Stages: geometry (one watertight body sized from the text or the category), parts (the shipped part "
-        "segmenter), articulation (joints, limits, physical properties); texture is not built yet and is skipped."))
+        "segmenter), texture (PBR views from the same image and/or text, baked into UV textures on every part), "
+        "articulation (joints, limits, physical properties)."))
     p.add_argument("--image", metavar="PATH", help="reference image (PNG/JPEG/...; alpha or a plain background)")
     p.add_argument("--text", metavar="TEXT", help="description (size words such as '80 cm tall' set the size)")
     p.add_argument("-o", "--output", required=True, help="output asset folder (with exports and report.json)")
     p.add_argument("--seed", type=_non_negative, default=0, help="seed (same inputs and seed -> same asset)")
-    p.add_argument("--stages", default="geometry,parts,articulation",
-                   help="comma-separated stages from geometry,texture,parts,articulation; geometry always runs "
-                        "(default: geometry,parts,articulation)")
-    p.add_argument("--no-texture", action="store_true", help="skip the texture stage (not built yet: always skipped)")
+    p.add_argument("--stages", default="geometry,parts,texture,articulation",
+                   help="comma-separated stages from geometry,parts,texture,articulation; geometry always runs "
+                        "(default: all)")
+    p.add_argument("--no-texture", action="store_true", help="skip the texture stage (parts keep a plain material)")
     p.add_argument("--no-articulation", action="store_true",
                    help="skip the articulation stage (parts are fixed rigidly to the largest one)")
     p.add_argument("--formats", type=_formats, default="glb,urdf,mjcf,usd",
@@ -388,6 +447,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--steps", type=_positive, default=25, help="flow sampling steps (default 25)")
     p.add_argument("--guidance", type=float, default=3.0, help="classifier-free guidance scale (default 3)")
     p.add_argument("--resolution", type=_positive, default=256, help="surface extraction grid (default 256)")
+    p.add_argument("--texture-size", type=_positive, default=1024,
+                   help="texture side for the whole asset, up to 2048 (default 1024)")
     p.add_argument("--category", help="category whose typical size applies when the text gives none")
     p.add_argument("--name", help="asset name (default: from the text, else the image file name)")
     p.add_argument("--weights", metavar="DIR", help="weights folder with pipeline.json (default: shipped)")

@@ -4,8 +4,9 @@
 component when a stage first needs it; ``pipe(image=..., text=..., seed=...)`` returns an ``Asset``:
 
 1. ``geometry``: image and/or text -> one watertight body in meters (``seed3d.geometry``);
-2. ``texture``: not built yet (``NotBuiltError`` when asked for; skipped by default with a logged note);
-3. ``parts``: the body cut into labelled, closed parts by the part segmenter (``seed3d.parts.decompose``);
+2. ``parts``: the body cut into labelled, closed parts by the part segmenter (``seed3d.parts.decompose``);
+3. ``texture``: the multi-view PBR generator paints the parts from the same image and/or text and the views are
+   baked into UV textures on every part (``seed3d.pbr.texture``);
 4. ``articulation``: a joint tree with types, axes, limits and physical properties
    (``seed3d.articulation.articulate``). Parts without articulation are fixed rigidly to the largest part.
 
@@ -38,9 +39,9 @@ from seed3d.typed import PathType
 log = logging.getLogger(__name__)
 
 #: Stages in the order the pipeline runs them.
-STAGES: tuple[str, ...] = ("geometry", "texture", "parts", "articulation")
+STAGES: tuple[str, ...] = ("geometry", "parts", "texture", "articulation")
 #: Stages the pipeline can run today (the default of ``PipelineOptions`` and ``JobSpec``).
-BUILT_STAGES: tuple[str, ...] = ("geometry", "parts", "articulation")
+BUILT_STAGES: tuple[str, ...] = STAGES
 #: What ``run_job`` does after the pipeline's stages, in order (progress callbacks use these names).
 POST_STAGES: tuple[str, ...] = ("physics", "export", "validate", "preview")
 #: Export formats ``run_job`` writes by default (all of ``seed3d.export.FORMATS``).
@@ -134,7 +135,7 @@ class PipelineOptions:
     target_faces: int | None = 50_000
     """Faces of the generated mesh after decimation."""
     texture_size: int = 1024
-    """Texture map size in pixels (the texture stage, once built)."""
+    """Texture side in pixels for the whole asset (16 … 2048; each part gets a power-of-two share)."""
     category: str | None = None
     """Category whose typical size applies when the text names no size."""
     max_parts: int = 6
@@ -151,6 +152,8 @@ class PipelineOptions:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise InvalidInputError(f"{name} must be an integer >= {low}, got {value!r}")
+        if self.texture_size > 2048:
+            raise InvalidInputError(f"texture_size must be at most 2048, got {self.texture_size}")
         if self.target_faces is not None and (isinstance(self.target_faces, bool) or
                                               not isinstance(self.target_faces, int) or self.target_faces < 4):
             raise InvalidInputError(f"target_faces must be None or an integer >= 4, got {self.target_faces!r}")
@@ -210,6 +213,7 @@ class Seed3DPipeline:
         self.low_memory = bool(low_memory)
         self._geometry: Any = None
         self._segmenter: Any = None
+        self._texturer: Any = None
 
     @classmethod
     def from_pretrained(cls, root: PathType | None = None, device: str = "cpu",
@@ -243,9 +247,17 @@ class Seed3DPipeline:
                                                         device=self.device)
         return self._segmenter
 
+    def texturer(self) -> Any:
+        """The loaded texture stage (``seed3d.pbr.texture.Texturer``, component ``pbr``)."""
+        if self._texturer is None:
+            from seed3d.pbr.texture import Texturer
+
+            self._texturer = Texturer.from_pretrained(weights_component("pbr", self.root), device=self.device)
+        return self._texturer
+
     def release(self, *names: str) -> None:
-        """Free loaded models (``geometry``, ``segmenter``; all when no name is given)."""
-        for name in names or ("geometry", "segmenter"):
+        """Free loaded models (``geometry``, ``segmenter``, ``texturer``; all when no name is given)."""
+        for name in names or ("geometry", "segmenter", "texturer"):
             setattr(self, f"_{name}", None)
         gc.collect()
         if self.device.startswith("cuda"):
@@ -302,9 +314,10 @@ class Seed3DPipeline:
             callback=lambda stage, f: report("geometry", 0.9 * f, f"{stage} flow"))
         timings["geometry"] = round(time.perf_counter() - t0, 3)
         report("geometry", 1.0, f"{len(shape.mesh.faces)} faces")
-        skipped = {s: "not built yet" for s in STAGES if s not in opts.stages and s not in BUILT_STAGES}
-        if "texture" in skipped:
-            log.info("texture stage skipped: it is not built yet (parts keep the default PBR material)")
+        skipped = {s: "not built yet" if s not in BUILT_STAGES else "not asked for" for s in STAGES
+                   if s not in opts.stages}
+        for stage, why in skipped.items():
+            log.info("%s stage skipped: %s", stage, why)
         metadata: dict[str, Any] = {
             "prompt": text, "image": str(image) if isinstance(image, str | os.PathLike) else None, "seed": opts.seed,
             "stages": list(opts.stages), "skipped": skipped, "models": self.model_versions(opts.stages),
@@ -330,6 +343,20 @@ class Seed3DPipeline:
             timings["parts"] = round(time.perf_counter() - t0, 3)
             if self.low_memory:
                 self.release("segmenter")
+
+        if "texture" in opts.stages:
+            from seed3d.pbr.texture import TextureOptions
+
+            boundary("texture")
+            t0 = time.perf_counter()
+            report("texture", 0.0, "loading the PBR generator")
+            result = self.texturer()(asset, image=image, text=text,  # the generator's own sampling defaults
+                                     options=TextureOptions(seed=opts.seed, texture_size=opts.texture_size),
+                                     progress=lambda f, m: report("texture", f, m))
+            asset = result.asset
+            timings["texture"] = round(time.perf_counter() - t0, 3)
+            if self.low_memory:
+                self.release("texturer")
 
         if "articulation" in opts.stages:
             from seed3d.articulation import ArticulationConfig, articulate
@@ -377,7 +404,7 @@ class JobSpec:
     target_faces: int | None = 50_000
     """Faces of the generated mesh after decimation (None: keep all)."""
     texture_size: int = 1024
-    """Texture map size (the texture stage, once built)."""
+    """Texture side in pixels for the whole asset (16 … 2048)."""
     steps: int = 25
     """Flow sampling steps."""
     guidance: float = 3.0

@@ -130,7 +130,7 @@ def test_failing_items_are_recorded_and_the_batch_goes_on(tiny_weights: Path, tm
         {"image": "img/broken.png", **FAST},
         {"image": images[0], **FAST},
         {"image": "img/missing.png", **FAST},
-        {"image": images[1], **FAST, "stages": ["geometry", "texture"]},
+        {"image": images[1], **FAST, "stages": ["geometry", "paint"]},
         {"image": images[1], **FAST, "steps": 0},
         {"image": images[1], **FAST},
     ])
@@ -140,7 +140,7 @@ def test_failing_items_are_recorded_and_the_batch_goes_on(tiny_weights: Path, tm
     status = [r["status"] for r in doc["items"]]
     assert status == ["failed", "done", "failed", "failed", "failed", "done"]
     errors = [r["error"] for r in doc["items"]]
-    assert "broken.png" in errors[0] and "no such image file" in errors[2] and "texture" in errors[3]
+    assert "broken.png" in errors[0] and "no such image file" in errors[2] and "paint" in errors[3]
     assert "steps" in errors[4] and all("\n" not in e for e in errors if e)
     printed = capsys.readouterr().out
     assert "6 rows: 2 generated, 0 already done, 4 failed" in printed and "no such image file" in printed

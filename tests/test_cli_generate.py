@@ -32,7 +32,7 @@ def test_bad_inputs_are_one_line_errors(tmp_path: Path, capsys: pytest.CaptureFi
     cases = [
         (["generate", "-o", out], "give --image PATH, --text TEXT or both"),
         (["generate", "--image", str(tmp_path / "none.png"), "-o", out], "no such file"),
-        (["generate", "--text", "a chair", "--stages", "geometry,texture", "-o", out], "texture stage is not built"),
+        (["generate", "--text", "a chair", "--texture-size", "4096", "-o", out], "texture_size must be at most"),
         (["generate", "--text", "a chair", "--stages", "geometry,paint", "-o", out], "unknown stages"),
         (["generate", "--text", "a chair", "--name", "my chair", "-o", out], "name must be"),
         (["generate", "--text", "a chair", "--weights", str(tmp_path), "-o", out], "no weights manifest"),
@@ -57,7 +57,7 @@ def test_generate_help_lists_the_flags(capsys: pytest.CaptureFixture[str]) -> No
     assert exc.value.code == 0
     text = capsys.readouterr().out
     for flag in ("--image", "--text", "--seed", "--formats", "--no-texture", "--no-articulation", "--faces",
-                 "--device", "--stages", "--low-memory"):
+                 "--device", "--stages", "--low-memory", "--texture-size"):
         assert flag in text
 
 
@@ -87,13 +87,15 @@ def _check_folder(out: Path, code: int, stages: set[str]) -> dict:
 def test_text_makes_a_validated_asset_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "box"
     code = main(["generate", "--text", "a wooden box 40 cm tall", *FAST, "-o", str(out)])
-    report = _check_folder(out, code, {"geometry", "parts", "articulation"})
+    report = _check_folder(out, code, {"geometry", "parts", "texture", "articulation"})
     printed = capsys.readouterr().out
     assert "report" in printed and ("PASSED" in printed or "FAILED" in printed)
     asset = Asset.load(out)
     assert asset.name == "a_wooden_box_40_cm_tall" and asset.metadata["prompt"] == "a wooden box 40 cm tall"
     assert report["summary"]["parts"] == len(asset.parts) and len(asset.joints) == len(asset.parts) - 1
     assert "part_segmenter" in asset.metadata["models"] and "articulation" in asset.metadata
+    assert "pbr" in asset.metadata["models"] and asset.metadata["texture"]["prompt"] == "a wooden box 40 cm tall"
+    assert all(p.material.base_color_map is not None and p.mesh.uv is not None for p in asset.parts)
     verts = np.concatenate([p.mesh.vertices for p in asset.parts])
     assert np.ptp(verts[:, 2]) == pytest.approx(0.40, rel=0.05) and verts[:, 2].min() == pytest.approx(0, abs=0.01)
 
@@ -111,7 +113,7 @@ def test_image_makes_a_validated_asset_folder(tmp_path: Path) -> None:
     Image.fromarray((rgba * 255).round().astype(np.uint8), "RGBA").save(image)
     out = tmp_path / "cab"
     code = main(["generate", "--image", str(image), "--category", "cabinet", "--seed", "1", *FAST, "-o", str(out)])
-    report = _check_folder(out, code, {"geometry", "parts", "articulation"})
+    report = _check_folder(out, code, {"geometry", "parts", "texture", "articulation"})
     assert report["job"]["image"] == str(image) and report["job"]["seed"] == 1
     assert Asset.load(out).name == "cabinet"
 
@@ -121,4 +123,4 @@ def test_image_makes_a_validated_asset_folder(tmp_path: Path) -> None:
 def test_default_settings_make_an_asset_folder(tmp_path: Path) -> None:
     out = tmp_path / "chair"
     code = main(["generate", "--text", "a wooden chair", "-o", str(out)])
-    _check_folder(out, code, {"geometry", "parts", "articulation"})
+    _check_folder(out, code, {"geometry", "parts", "texture", "articulation"})

@@ -13,7 +13,7 @@ import torch
 from PIL import Image
 
 from seed3d.asset import Asset
-from seed3d.errors import DependencyError, InvalidInputError, NotBuiltError, Seed3DError
+from seed3d.errors import DependencyError, InvalidInputError, Seed3DError
 from seed3d.pipeline import (
     BUILT_STAGES,
     POST_STAGES,
@@ -30,23 +30,30 @@ from seed3d.pipeline import (
 
 
 def make_tiny_weights(root: Path) -> Path:
-    """A weights folder with tiny random geometry models and part segmenter, and its pipeline.json."""
+    """A weights folder with tiny random geometry models, part segmenter and PBR generator, and its pipeline.json."""
     from seed3d.geometry.coarse import CoarseFlow
     from seed3d.geometry.conditioning import ShapeConditioner
     from seed3d.geometry.train import CoarseModel
     from seed3d.geometry.vae import ShapeVAE
     from seed3d.parts.model import PartSegmenter
+    from seed3d.pbr.tagger import MaterialTagger, TaggerConfig
+    from seed3d.pbr.train import PBRTrainModel
     from tests.geometry.test_generate import TINY_COND, TINY_FLOW, TINY_VAE
     from tests.parts.test_segment import TINY_MODEL
+    from tests.pbr.test_model import tiny_model
+    from tests.pbr.test_texture import SIX
 
     torch.manual_seed(0)
     ShapeVAE(TINY_VAE).save_pretrained(root / "geometry-vae")
     CoarseModel(CoarseFlow(TINY_FLOW), ShapeConditioner(TINY_COND)).save_pretrained(root / "geometry-coarse")
     PartSegmenter(TINY_MODEL).save_pretrained(root / "part-segmenter")
+    PBRTrainModel(tiny_model(config=SIX), MaterialTagger(TaggerConfig(image_size=16, channels=(8, 16)))
+                  ).save_pretrained(root / "pbr")
     (root / "pipeline.json").write_text(json.dumps({"components": {
         "geometry_vae": {"path": "geometry-vae", "stage": "geometry"},
         "geometry_coarse": {"path": "geometry-coarse", "stage": "geometry"},
-        "part_segmenter": {"path": "part-segmenter", "stage": "parts"}}}))
+        "part_segmenter": {"path": "part-segmenter", "stage": "parts"},
+        "pbr": {"path": "pbr", "stage": "texture"}}}))
     return root
 
 
@@ -65,13 +72,14 @@ def noise_image(path: Path, seed: int = 0) -> Path:
 FAST = {"steps": 2, "resolution": 32, "target_faces": None}
 
 
-def test_options_default_to_the_built_stages_and_refuse_unknown_and_unbuilt_ones() -> None:
-    assert PipelineOptions().stages == BUILT_STAGES == ("geometry", "parts", "articulation")
-    assert PipelineOptions(stages=("articulation", "parts")).stages == BUILT_STAGES  # geometry added, order fixed
+def test_options_default_to_every_stage_and_refuse_unknown_ones() -> None:
+    assert PipelineOptions().stages == BUILT_STAGES == ("geometry", "parts", "texture", "articulation")
+    assert PipelineOptions(stages=("articulation", "parts")).stages == ("geometry", "parts", "articulation")
+    assert PipelineOptions(stages=("texture",)).stages == ("geometry", "texture")  # geometry added, order fixed
     with pytest.raises(InvalidInputError, match="unknown stages"):
         PipelineOptions(stages=("geometry", "paint"))
-    with pytest.raises(NotBuiltError, match="texture stage is not built yet"):
-        PipelineOptions(stages=("geometry", "texture"))
+    with pytest.raises(InvalidInputError, match="texture_size must be at most 2048"):
+        PipelineOptions(texture_size=4096)
     with pytest.raises(InvalidInputError, match="steps must be an integer >= 1"):
         PipelineOptions(steps=0)
     with pytest.raises(InvalidInputError, match="target_faces"):
@@ -84,8 +92,8 @@ def test_job_spec_checks_its_fields_before_any_model_loads(tmp_path: Path) -> No
         JobSpec(text="  ")
     with pytest.raises(InvalidInputError, match="unknown format"):
         JobSpec(text="a chair", formats=("glb", "fbx"))
-    with pytest.raises(NotBuiltError, match="texture"):
-        JobSpec(text="a chair", stages=("geometry", "texture"))
+    with pytest.raises(InvalidInputError, match="unknown stages"):
+        JobSpec(text="a chair", stages=("geometry", "paint"))
     with pytest.raises(InvalidInputError, match="name must be"):
         JobSpec(text="a chair", name="my chair")
     with pytest.raises(InvalidInputError, match="seed must be"):
@@ -138,7 +146,7 @@ def test_geometry_stage_alone_makes_a_one_body_asset_with_metadata(tiny_weights:
     asset = pipe(image=image, text="a box 30 cm tall", options=opts, progress=lambda s, f, m: seen.append(s))
     assert [p.name for p in asset.parts] == ["body"] and not asset.joints
     assert asset.metadata["seed"] == 3 and set(asset.metadata["models"]) == {"geometry_vae", "geometry_coarse"}
-    assert asset.metadata["skipped"] == {"texture": "not built yet"}
+    assert asset.metadata["skipped"] == dict.fromkeys(("parts", "texture", "articulation"), "not asked for")
     assert "geometry" in asset.metadata["timings"] and set(seen) == {"geometry"}
     assert np.ptp(asset.parts[0].mesh.vertices[:, 2]) == pytest.approx(0.30, rel=1e-3)
     again = pipe(image=image, text="a box 30 cm tall", options=opts)
@@ -151,16 +159,22 @@ def test_every_built_stage_runs_in_order_and_low_memory_frees_each_model(tiny_we
     pipe = Seed3DPipeline.from_pretrained(tiny_weights, low_memory=True)
     image = (np.random.default_rng(1).random((40, 40, 3)) * 255).astype(np.uint8)
     stages: list[str] = []
-    asset = pipe(image=image, seed=1, max_parts=3, progress=lambda s, f, m: stages.append(s), **FAST)
-    assert list(dict.fromkeys(stages)) == ["geometry", "parts", "articulation"]
-    assert set(asset.metadata["timings"]) >= {"geometry", "parts", "articulation"}
-    assert "part_segmenter" in asset.metadata["models"] and "articulation" in asset.metadata
+    asset = pipe(image=image, seed=1, max_parts=3, texture_size=128, progress=lambda s, f, m: stages.append(s),
+                 **FAST)
+    assert list(dict.fromkeys(stages)) == ["geometry", "parts", "texture", "articulation"]
+    assert set(asset.metadata["timings"]) >= {"geometry", "parts", "texture", "articulation"}
+    assert {"part_segmenter", "pbr"} <= set(asset.metadata["models"]) and "articulation" in asset.metadata
     assert asset.joints_known and len(asset.joints) == len(asset.parts) - 1 and 1 <= len(asset.parts) <= 3
     assert all(p.collision and p.inertial is not None for p in asset.parts)  # articulation made them sim-ready
-    assert pipe._geometry is None and pipe._segmenter is None  # one model at a time
-    again = pipe(image=image, seed=1, max_parts=3, **FAST)
+    assert all(p.material.base_color_map is not None and p.material.metallic_roughness_map is not None
+               and p.mesh.uv is not None for p in asset.parts)  # the texture stage baked every part
+    assert asset.metadata["texture"]["prompt"] and not asset.metadata["skipped"]  # the tagger named the materials
+    assert pipe._geometry is None and pipe._segmenter is None and pipe._texturer is None  # one model at a time
+    again = pipe(image=image, seed=1, max_parts=3, texture_size=128, **FAST)
     assert [p.name for p in again.parts] == [p.name for p in asset.parts]
     assert all(np.array_equal(p.mesh.vertices, q.mesh.vertices) for p, q in zip(asset.parts, again.parts, strict=True))
+    assert all(np.array_equal(p.material.base_color_map, q.material.base_color_map)
+               for p, q in zip(asset.parts, again.parts, strict=True))
     assert again.joints == asset.joints
 
 
@@ -168,6 +182,7 @@ def test_parts_without_articulation_are_fixed_to_the_largest_part(tiny_weights: 
     pipe = Seed3DPipeline.from_pretrained(tiny_weights)
     image = (np.random.default_rng(1).random((40, 40, 3)) * 255).astype(np.uint8)
     asset = pipe(image=image, seed=1, stages=("geometry", "parts"), max_parts=3, **FAST)
+    assert asset.metadata["skipped"] == {"texture": "not asked for", "articulation": "not asked for"}
     assert asset.joints_known and all(j.type == "fixed" and j.parent == asset.root for j in asset.joints)
     assert len(asset.joints) == len(asset.parts) - 1
     assert rigid(asset).joints == asset.joints  # an asset with known joints is kept as it is
@@ -191,7 +206,7 @@ def test_run_job_writes_a_complete_folder_atomically(tiny_weights: Path, tmp_pat
     assert report["valid"] == summary["valid"] == report["passed"]
     assert report["path"] == str(out) and str(tmp_path / ".job") not in json.dumps(report)  # no temp paths
     assert report["job"]["key"] == spec.key() and report["summary"]["files"] == summary["files"]
-    assert any("texture stage skipped" in n for n in report["notes"])
+    assert "parts stage skipped: not asked for" in report["notes"]
     assert {c["name"] for c in report["checks"]} >= {"urdf.load_pybullet", "mjcf.load_mujoco", "usd.parse", "glb.load"}
     with Image.open(out / "preview.png") as im:
         assert im.size[0] == 4 * im.size[1]  # a strip of four turntable views
