@@ -13,8 +13,8 @@ Batch: ``run_batch`` over ``--items`` small jobs (reduced settings, distinct see
 the baseline), 2 worker processes and a local Ray cluster of 2 actors, each into a fresh folder; throughput
 is items per minute, also as a ratio to the 1-worker run beside it.
 
-The machine is shared (2 cores, a training run and other jobs beside this one): the JSON records the load
-average before and after. Writes ``eval/results/pipeline.json`` and ``eval/results/pipeline.png``.
+The machine may be shared (other jobs beside this one): the JSON records the load average before and after.
+Writes ``eval/results/pipeline.json`` and ``eval/results/pipeline.png``.
 Run: ``nice -n 10 python eval/bench_pipeline.py``.
 """
 
@@ -33,7 +33,6 @@ from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "results"
 ROOT = Path(__file__).resolve().parents[1]
-STAGE_ORDER = ("geometry", "parts", "articulation", "physics", "export", "validate", "preview")
 DEFAULTS: dict[str, Any] = {}
 REDUCED = {"steps": 2, "resolution": 64, "target_faces": 800}
 
@@ -164,17 +163,19 @@ def plot(doc: dict[str, Any], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from seed3d.pipeline import POST_STAGES, STAGES
+
     fig, (a, b) = plt.subplots(1, 2, figsize=(12, 4.5), gridspec_kw={"width_ratios": [2, 1]})
     runs = doc["per_asset"]
     labels = [f"{r['settings']}\n{r['input']}" for r in runs]
     bottom = [0.0] * len(runs)
     colours = plt.get_cmap("tab10").colors
-    for k, stage in enumerate(STAGE_ORDER):
+    for k, stage in enumerate((*STAGES, *POST_STAGES)):
         vals = [float(r["stage_seconds"].get(stage, 0.0)) for r in runs]
         a.bar(labels, vals, bottom=bottom, label=stage, color=colours[k % 10])
         bottom = [x + v for x, v in zip(bottom, vals, strict=True)]
     a.axhline(60, color="k", ls="--", lw=1, label="60 s target")
-    a.set_ylabel("seconds (wall, shared 2-core machine)")
+    a.set_ylabel("seconds (wall, 2-core machine)")
     a.set_title("run_job per asset, per stage (CPU, shipped weights)")
     a.legend(fontsize=8, ncols=2)
     for i, r in enumerate(runs):
@@ -215,8 +216,8 @@ def main() -> None:
                      "batch throughput",
         "command": "nice -n 10 python eval/bench_pipeline.py",
         "machine": {"cpus": os.cpu_count(), "processor": platform.processor() or platform.machine(),
-                    "shared": "2 cores shared with a model training run and other jobs; run under nice -n 10, so "
-                              "wall times are inflated and vary between runs (compare cpu_seconds)",
+                    "shared": "other jobs may share the cores (see the load averages); run under nice -n 10, so "
+                              "wall times vary between runs (compare cpu_seconds)",
                     "load_average_before": [round(x, 2) for x in load_before],
                     "load_average_after": [round(x, 2) for x in os.getloadavg()]},
         "models": Seed3DPipeline.from_pretrained().model_versions(),
