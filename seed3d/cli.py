@@ -165,6 +165,10 @@ def cmd_train(args: argparse.Namespace) -> int:
         if not hasattr(defaults, "init_from"):
             raise Seed3DError(f"--init-from does not apply to {args.train_command} (it starts from stage 1)")
         options["init_from"] = args.init_from
+    if getattr(args, "tagger_only", False):
+        if not args.init_from:
+            raise Seed3DError("--tagger-only needs --init-from: the model folder whose generator is kept")
+        options["steps"] = 0  # the generator is copied from --init-from; only the tagger's run trains
     config = getattr(mod, config_name)(**options)
     update, close = _progress_bar(args.train_command)
     try:
@@ -520,6 +524,9 @@ def build_parser() -> argparse.ArgumentParser:
         t.add_argument("--max-minutes", type=float, help="stop and save after this much wall time")
         t.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="device (default cpu)")
         t.add_argument("--init-from", metavar="DIR", help="start a fresh run from a saved model's weights")
+        if name == "pbr":
+            t.add_argument("--tagger-only", action="store_true",
+                           help="train only the material tagger (from --init-from's); keep --init-from's generator")
         t.set_defaults(func=cmd_train)
     _load_plugin_commands(sub)
     return parser

@@ -177,6 +177,13 @@ def test_training_writes_both_models_and_resumes(tiny_data: Path, tmp_path: Path
     a = PBRGenerator.from_pretrained(warm / "generator").state_dict()
     b = PBRGenerator.from_pretrained(tmp_path / "run" / "model" / "generator").state_dict()
     assert all(torch.allclose(a[k], b[k], atol=1e-6) for k in a)
+    # no generator steps: the generator is the source's, only the tagger trained on
+    only = train_pbr(tiny_data, tmp_path / "tagger-only", tiny_config(steps=0, tagger_lr=1e-2, init_from=str(final)))
+    c = PBRGenerator.from_pretrained(only / "generator").state_dict()
+    d = PBRGenerator.from_pretrained(final / "generator").state_dict()
+    assert all(torch.equal(c[k], d[k]) for k in c)
+    e, f = (MaterialTagger.from_pretrained(p / "tagger").state_dict() for p in (only, final))
+    assert not all(torch.equal(e[k], f[k]) for k in e)
 
 
 def test_view_metrics_and_baseline(views: dict[str, np.ndarray]) -> None:
@@ -216,3 +223,6 @@ def test_cli_train_pbr_is_registered_and_reports_a_data_set_mismatch(tiny_data: 
     code = main(["train", "pbr", "--data", str(tiny_data), "--out", str(tmp_path / "run"), "--steps", "1"])
     assert code == 2
     assert "do not downsample to 32 px" in capsys.readouterr().err
+    assert main(["train", "pbr", "--data", str(tiny_data), "--out", str(tmp_path / "t"), "--tagger-only"]) == 2
+    assert "--tagger-only needs --init-from" in capsys.readouterr().err
+    assert not (tmp_path / "t").exists()
