@@ -279,7 +279,7 @@ def main() -> None:
         rows = baked_rows(texturer, test, ds, picks, means, args.steps, args.guidance,
                           out.with_name(out.stem + "_baked.png"))
         names = ("image", "text", "both", "category_mean", "reference_projection", "oracle")
-        doc["baked"] = {"assets": len(rows), "texture_size": 1024, "held_out_views": 4,
+        doc["baked"] = {"assets": len(rows), "texture_size": TextureOptions().texture_size, "held_out_views": 4,
                         "mean": {n: {k: round(float(np.mean([r[n][k] for r in rows])), 4) for k in KEYS}
                                  for n in names},
                         "rows": rows, "seconds": round(time.perf_counter() - t0, 1)}
