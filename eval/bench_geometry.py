@@ -43,7 +43,7 @@ FOREIGN = (("pymeshlab", "tests/sample_meshes/bunny.obj"), ("pymeshlab", "tests/
 METRICS = ("chamfer_l1", "f@0.01", "f@0.02", "f@0.05", "normal_consistency", "volume_iou")
 
 
-def _pick(categories: np.ndarray, per_category: int, limit: int | None = None) -> list[int]:
+def pick_per_category(categories: np.ndarray, per_category: int, limit: int | None = None) -> list[int]:
     """The first ``per_category`` samples of each category; ``limit`` keeps that many, spread evenly."""
     seen: dict[str, int] = {}
     out = []
@@ -88,7 +88,7 @@ def synth_rows(vae: ShapeVAE, data: dict[str, np.ndarray], tokens: list[int], re
     """Reconstruction metrics per (test shape, token count); the first shape of each category's meshes go into
     ``keep`` (sample id -> {tokens: mesh}) for the picture."""
     rows = []
-    picks = _pick(data["category"], per_category, limit)
+    picks = pick_per_category(data["category"], per_category, limit)
     for n, i in enumerate(picks):
         p, nrm, s = _input(vae, data["surface_points"][i], data["surface_normals"][i], data["sharp_points"][i],
                            data["sharp_normals"][i], data["sharp_on_edge"][i])
@@ -188,7 +188,7 @@ def generation_rows(gen: Any, test: dict[str, np.ndarray], train: dict[str, np.n
 
     size = gen.conditioner.image_size
     text_enc = default_text_encoder()
-    picks = _pick(test["category"], per_category, limit)
+    picks = pick_per_category(test["category"], per_category, limit)
     with torch.no_grad():
         feats = []
         for s in range(0, len(train["surface_points"]), 64):

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import torch
 from bench_bake import held_out_views, rerender_metrics, ssim  # eval/bench_bake.py (the script folder is on sys.path)
+from bench_geometry import pick_per_category
 from PIL import Image
 
 from seed3d import synth
@@ -48,17 +49,6 @@ from seed3d.synth.dataset import ShardDataset
 RESULTS = Path(__file__).parent / "results"
 CONDITIONS = ("both", "image", "text", "none")
 KEYS = ("albedo_psnr", "albedo_ssim", "metallic_mae", "roughness_mae")
-
-
-def _pick(categories: np.ndarray, per_category: int) -> np.ndarray:
-    """The first ``per_category`` samples of each category, in split order."""
-    seen: dict[str, int] = {}
-    out = []
-    for i, c in enumerate(categories):
-        if seen.get(str(c), 0) < per_category:
-            seen[str(c)] = seen.get(str(c), 0) + 1
-            out.append(i)
-    return np.array(out)
 
 
 def view_scores(pred: np.ndarray, views: dict[str, np.ndarray], idx: np.ndarray) -> dict[str, float]:
@@ -235,7 +225,7 @@ def main() -> None:
     train = load_views(args.data, "train", cfg.resolution, cfg.reference_resolution, cache)
     means = category_means(train)
     del train
-    idx = _pick(test["category"], args.per_category)
+    idx = np.array(pick_per_category(test["category"], args.per_category))
     t0 = time.perf_counter()
     preds = {c: sample_views(gen, test, idx, args.steps, args.guidance, c) for c in CONDITIONS}
     view_doc: dict[str, Any] = {c: {k: round(v, 4) for k, v in view_scores(preds[c], test, idx).items()}
