@@ -6,7 +6,8 @@ default settings (steps 25, resolution 256, 50k faces) and at the reduced settin
 (steps 2, resolution 64, 800 faces), for one text and one image (a rendered procedural cabinet). Peak memory is
 the largest sum of proportional set sizes (PSS: pages shared copy-on-write with a parent count once) over the
 child's process tree (CoACD and the engine checks run in further processes), polled every 0.1 s with psutil,
-beside the child's own peak resident size; CPU seconds are the tree's user + system time. Each child loads the
+beside the child's own peak resident size, and the peak within each stage (a sample belongs to the stage the
+child last reported starting); CPU seconds are the tree's user + system time. Each child loads the
 models itself, so the figures include loading (the ``geometry`` stage).
 
 Batch: ``run_batch`` over ``--items`` small jobs (reduced settings, distinct seeds) with 1 worker (in process,
@@ -37,10 +38,17 @@ DEFAULTS: dict[str, Any] = {}
 REDUCED = {"steps": 2, "resolution": 64, "target_faces": 800}
 
 CHILD = """
-import json, sys
+import json, sys, time
 from seed3d.pipeline import JobSpec, run_job
 spec = JobSpec(**json.loads(sys.argv[1]))
-print(json.dumps(run_job(spec, sys.argv[2])))
+stages = open(sys.argv[3], "w")
+seen = []
+def progress(stage, fraction, message):
+    if not seen or seen[-1] != stage:  # when each stage starts, for the parent's per-stage memory peaks
+        seen.append(stage)
+        stages.write(json.dumps([time.time(), stage]) + "\\n")
+        stages.flush()
+print(json.dumps(run_job(spec, sys.argv[2], progress=progress)))
 """
 
 
@@ -71,23 +79,32 @@ def run_child(spec: dict[str, Any], out: Path) -> dict[str, Any]:
 
     t0 = time.perf_counter()
     env = {**os.environ, "SEED3D_HOME": str(out.parent / f".home-{out.name}")}  # no collision cache hits
-    child = subprocess.Popen([sys.executable, "-c", CHILD, json.dumps(spec), str(out)], cwd=ROOT, env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    stage_log = out.parent / f".stages-{out.name}.jsonl"
+    child = subprocess.Popen([sys.executable, "-c", CHILD, json.dumps(spec), str(out), str(stage_log)], cwd=ROOT,
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     proc = psutil.Process(child.pid)
-    peak, peak_root, cpu = 0, 0, {}
+    peak_root, cpu, samples = 0, {}, []
     while child.poll() is None:
         try:
             pss, root = _tree_sample(proc, cpu)
         except psutil.NoSuchProcess:
             break
-        peak, peak_root = max(peak, pss), max(peak_root, root)
+        samples.append((time.time(), pss))
+        peak_root = max(peak_root, root)
         time.sleep(0.1)
     stdout, stderr = child.communicate()
     wall = time.perf_counter() - t0
     if child.returncode != 0:
         raise RuntimeError(f"run_job failed ({child.returncode}): {stderr.strip().splitlines()[-1:]}")
     summary = json.loads(stdout.strip().splitlines()[-1])
-    return {"summary": summary, "wall_seconds": round(wall, 2), "peak_pss_mb": round(peak / 2**20),
+    starts = [json.loads(line) for line in stage_log.read_text().splitlines()]
+    per_stage: dict[str, int] = {}
+    for when, pss in samples:  # each sample belongs to the last stage started before it (model loading: first)
+        stage = next((name for t, name in reversed(starts) if t <= when), starts[0][1] if starts else "start")
+        per_stage[stage] = max(per_stage.get(stage, 0), pss)
+    return {"summary": summary, "wall_seconds": round(wall, 2),
+            "peak_pss_mb": round(max((p for _, p in samples), default=0) / 2**20),
+            "peak_pss_mb_per_stage": {k: round(v / 2**20) for k, v in per_stage.items()},
             "peak_rss_main_mb": round(peak_root / 2**20),
             "cpu_seconds": round(sum(cpu.values()), 1)}
 
@@ -122,11 +139,13 @@ def per_asset(tmp: Path, image: Path, settings: dict[str, dict[str, Any]]) -> li
                    "joints": s["joints"], "faces": s["faces"], "stage_seconds": s["timings"],
                    "total_seconds": s["timings"]["total"], "wall_seconds": res["wall_seconds"],
                    "cpu_seconds": res["cpu_seconds"], "peak_pss_mb": res["peak_pss_mb"],
-                   "peak_rss_main_mb": res["peak_rss_main_mb"]}
+                   "peak_pss_mb_per_stage": res["peak_pss_mb_per_stage"], "peak_rss_main_mb": res["peak_rss_main_mb"]}
             rows.append(row)
             print(f"{row['total_seconds']:6.1f} s, {row['cpu_seconds']:6.1f} CPU s, {row['peak_pss_mb']} MB, "
                   f"{row['parts']} parts, valid {row['valid']}  " +
-                  " ".join(f"{k} {v:.1f}" for k, v in s["timings"].items() if k != "total"), flush=True)
+                  " ".join(f"{k} {v:.1f}" for k, v in s["timings"].items() if k != "total") +
+                  "; peak MB per stage " + " ".join(f"{k} {v}" for k, v in res["peak_pss_mb_per_stage"].items()),
+                  flush=True)
     return rows
 
 
