@@ -274,7 +274,8 @@ def pca_box(points: FloatArray, min_thickness: float) -> tuple[FloatArray, Float
     points = np.asarray(points, np.float64).reshape(-1, 3)
     mean = points.mean(axis=0) if len(points) else np.zeros(3)
     if len(points) >= 2:
-        _, _, vt = np.linalg.svd(points - mean, full_matrices=True)
+        # Reduced SVD: the full one builds an N×N U (3.2 GB for a 20k-vertex part); vt is the same 3×3.
+        _, _, vt = np.linalg.svd(points - mean, full_matrices=len(points) < 3)
     else:
         vt = np.eye(3)
     if np.linalg.det(vt) < 0:

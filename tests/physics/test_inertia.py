@@ -145,6 +145,19 @@ def test_flat_mesh_is_thickened_not_singular() -> None:
     assert any("flat" in w for w in warnings)
 
 
+def test_large_flat_mesh_is_thickened() -> None:
+    """A 200k-vertex open sheet: its principal-axes box comes from the 3×3 axes alone (a full SVD would need an
+    N×N matrix, hundreds of GB, and fail)."""
+    rng = np.random.default_rng(0)
+    n = 200_000
+    vertices = np.c_[rng.uniform(0, 1, n), rng.uniform(0, 2, n), np.zeros(n)]
+    faces = np.stack([np.arange(n - 2), np.arange(1, n - 1), np.arange(2, n)], axis=1)
+    inertial = compute_inertial(Mesh(vertices, faces), 1000.0, min_thickness=0.002)
+    assert inertial.source == "hull"
+    assert inertial.mass == pytest.approx(1000.0 * 2 * 0.002, rel=1e-2)  # PCA axes of random points
+    assert _valid(inertial)
+
+
 def test_single_triangle_and_line_are_handled() -> None:
     for mesh in (Mesh([[0, 0, 0], [0.1, 0, 0], [0, 0.1, 0]], [[0, 1, 2]]),
                  Mesh([[0, 0, 0], [0.5, 0, 0], [1.0, 0, 0]], [[0, 1, 2]])):
