@@ -37,7 +37,8 @@ def part_names(labels: list[str]) -> list[str]:
 def decompose(mesh: Mesh, segmenter: Segmenter, name: str = "asset", num_parts: int | None = None,
               completion: CompletionConfig | None = None, progress: ProgressCallback | None = None) -> Asset:
     """Segment ``mesh`` with a ``segment.Segmenter``, complete every part, and return them as an ``Asset`` whose
-    joints are unknown (``joints_known=False``); ``num_parts`` fixes the number of parts."""
+    joints are unknown (``joints_known=False``); ``num_parts`` fixes the number of parts (a cut part with no
+    area to complete joins the body, so there may be fewer; ``metadata["parts"]["merged_into_body"]`` lists them)."""
     from seed3d.parts.complete import complete_parts
 
     report = progress or (lambda f, m: None)
@@ -48,10 +49,12 @@ def decompose(mesh: Mesh, segmenter: Segmenter, name: str = "asset", num_parts: 
     report(0.5, f"completing {seg.num_parts} parts")
     meshes = complete_parts(seg.mesh, seg.face_part, seg.labels, completion)
     t2 = time.perf_counter()
-    parts = [Part(n, m, label=label) for n, m, label in zip(part_names(seg.labels), meshes, seg.labels, strict=True)]
+    kept = [(m, label) for m, label in zip(meshes, seg.labels, strict=True) if m is not None]
+    parts = [Part(n, m, label=label) for n, (m, label) in zip(part_names([lab for _, lab in kept]), kept, strict=True)]
     meta = {"parts": {"labels": seg.labels, "scores": seg.scores, "faces": [int((seg.face_part == k).sum())
                                                                             for k in range(seg.num_parts)],
+                      "merged_into_body": [k for k, m in enumerate(meshes) if m is None],
                       "seconds": {"segment": round(t1 - t0, 3), "complete": round(t2 - t1, 3)}}}
-    report(1.0, f"{seg.num_parts} parts")
-    log.info("%s: %d parts (%s) in %.1f s", name, seg.num_parts, ", ".join(seg.labels), t2 - t0)
+    report(1.0, f"{len(parts)} parts")
+    log.info("%s: %d parts (%s) in %.1f s", name, len(parts), ", ".join(p.label for p in parts), t2 - t0)
     return Asset(name, parts, metadata=meta, joints_known=False)

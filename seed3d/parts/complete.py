@@ -344,6 +344,8 @@ class _Patch:
     label: str
     v: FloatArray
     f: IntArray
+    ids: IntArray
+    """The patch's vertices' indices into the shell's welded vertices (to merge patches)."""
     closed: Any | None = None
     solid: Any | None = None
     filled: Any | None = None
@@ -414,6 +416,8 @@ def _drawer(patch: _Patch, body_v: FloatArray, body_cs: Any, cfg: CompletionConf
         lo, hi = cfg.panel_thickness_range
         front_t = float(np.clip(cfg.panel_thickness * avail, lo, hi))
         front_solid = _prism(_part_outline(patch, frame), frame, front - front_t, front)
+    if front_solid.is_empty():  # edge-on along its front normal: no outline to build on
+        return
     patch.synthesized = True
     sil = _part_outline(patch, frame)
     miter = m3d.JoinType.Miter
@@ -497,8 +501,19 @@ def _patches(shell: Mesh, fp: IntArray, labels: list[str]) -> list[_Patch]:
         if not len(f):
             raise InvalidInputError(f"part {i} ({label}) has only degenerate faces")
         used, local = np.unique(f, return_inverse=True)
-        out.append(_Patch(str(label), uniq[used], local.reshape(-1, 3)))
+        out.append(_Patch(str(label), uniq[used], local.reshape(-1, 3), used))
     return out
+
+
+def _merge_into(body: _Patch, parts: list[_Patch]) -> None:
+    """Add the faces of ``parts`` to the ``body`` patch (re-compacted, closed again)."""
+    faces = np.concatenate([body.ids[body.f], *[p.ids[p.f] for p in parts]])
+    points = np.zeros((int(faces.max()) + 1, 3))
+    for p in (body, *parts):
+        points[p.ids] = p.v
+    used, local = np.unique(faces, return_inverse=True)
+    body.v, body.f, body.ids = points[used], local.reshape(-1, 3), used
+    body.closed = _close_patch(body.v, body.f)
 
 
 def _body_index(labels: list[str]) -> int:
@@ -522,8 +537,12 @@ def _cavity(patch: _Patch, body: Any, body_v: FloatArray, body_cs: Any, cfg: Com
 
 
 def complete_parts(shell: Mesh, face_part: np.ndarray, labels: list[str],
-                   config: CompletionConfig | None = None) -> list[Mesh]:
-    """One closed, outward-oriented manifold mesh per part of a segmented shell, hidden geometry filled in."""
+                   config: CompletionConfig | None = None) -> list[Mesh | None]:
+    """One closed, outward-oriented manifold mesh per part of a segmented shell, hidden geometry filled in.
+
+    A part that spans no area to build on (a sliver seen edge-on, a few collinear faces) cannot be completed:
+    its entry is None and its faces join the body's. A body whose patch spans no volume is shaped by the
+    convex hull of the whole shell."""
     cfg = config or CompletionConfig()
     _m3d()  # fail early with an actionable message when manifold3d is missing
     fp = _check_input(shell, face_part, labels)
@@ -535,7 +554,11 @@ def complete_parts(shell: Mesh, face_part: np.ndarray, labels: list[str],
         p.closed = _close_patch(p.v, p.f)
     shape = body_patch.closed if body_patch.closed is not None else _hull(body_v)
     if shape is None:
-        raise InvalidInputError(f"the body (part {b}, {labels[b]}) spans no volume")
+        shape = _hull(shell.vertices)
+        if shape is None:
+            raise InvalidInputError("the shell spans no volume: nothing to complete")
+        body_v = _verts(shape)
+        logger.warning("the body's patch (part %d, %s) spans no volume; shaped by the shell's hull", b, labels[b])
     outlines: dict[tuple[float, ...], Any] = {}
 
     def body_outline(frame: FloatArray) -> Any:
@@ -544,6 +567,7 @@ def complete_parts(shell: Mesh, face_part: np.ndarray, labels: list[str],
             outlines[key] = _outline(shape, frame)
         return outlines[key]
 
+    merged: list[int] = []
     for i, p in enumerate(patches):
         if i == b:
             continue
@@ -553,23 +577,29 @@ def complete_parts(shell: Mesh, face_part: np.ndarray, labels: list[str],
                 _drawer(p, body_v, body_outline(p.frame), cfg)
             else:
                 _panel(p, body_v, cfg)
-        else:
+        if p.solid is None or p.solid.is_empty():  # not a drawer or panel, or it had no outline to build on
+            p.frame, p.filled, p.grown, p.synthesized = None, None, None, False
             _generic(p, cfg)
         if p.solid is None or p.solid.is_empty():
-            raise InvalidInputError(f"part {i} ({p.label}) spans no area to complete")
+            logger.warning("part %d (%s) spans no area to complete; its faces join the body", i, p.label)
+            merged.append(i)
+    if merged:
+        _merge_into(body_patch, [patches[i] for i in merged])
+    keep = [i for i in range(len(patches)) if i not in merged]
 
     body = body_patch.closed
     if body is None:
         whole = _solid(*_whole(shell))
         if whole is not None:
-            body = whole - _union([p.solid for i, p in enumerate(patches) if i != b])
+            body = whole - _union([patches[i].solid for i in keep if i != b])
         if body is None or body.is_empty() or body.volume() <= _TINY_VOLUME:
             body = shape
         logger.info("the body's patch does not close; using %s", "the shell's solid" if body is not shape else
                     "its convex hull")
 
     cuts = []
-    for i, p in enumerate(patches):
+    for i in keep:
+        p = patches[i]
         if i == b:
             continue
         frame = p.frame if p.frame is not None else np.eye(3)
@@ -584,8 +614,8 @@ def complete_parts(shell: Mesh, face_part: np.ndarray, labels: list[str],
                 cuts.append(room)
     carved = body - _union(cuts) if cuts else body
     body_patch.solid = _largest_pieces(carved) if not carved.is_empty() else body
-    _separate(patches, b)
-    return [_to_mesh(p.solid) for p in patches]
+    _separate([patches[i] for i in keep], keep.index(b))
+    return [None if i in merged else _to_mesh(p.solid) for i, p in enumerate(patches)]
 
 
 def _whole(shell: Mesh) -> tuple[FloatArray, IntArray]:

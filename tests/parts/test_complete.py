@@ -184,6 +184,34 @@ def test_pane_set_into_a_door_gets_its_own_pocket() -> None:
     assert meshes[1].to_trimesh().volume < 0.48 * 0.42 * 0.02 - 0.5 * 0.2 * 0.2 * 0.008
 
 
+def test_part_with_no_area_joins_the_body() -> None:
+    """A cut 'door' of zero-area faces (collinear points along the body's edge) cannot be completed: None, and
+    the body stays whole."""
+    body = box([-0.2, -0.25, 0.0], [0.2, 0.25, 0.5])
+    line = np.array([[0.2, -0.25, 0.1], [0.2, -0.25, 0.2], [0.2, -0.25, 0.3], [0.2, -0.25, 0.4]])
+    sliver = Mesh(line, np.array([[0, 1, 2], [1, 2, 3]]))
+    front = _sheet(0.203, -0.23, 0.23, 0.05, 0.45)
+    shell = Mesh.concatenate([body, sliver, front])
+    face_part = np.r_[np.zeros(12, int), np.ones(2, int), np.full(2, 2)]
+    body_m, gone, door = complete_parts(shell, face_part, ["body", "door", "door"])
+    assert gone is None
+    _assert_closed([body_m, door])
+    _assert_apart([body_m, door])
+    assert body_m.bounds == pytest.approx(np.array([[-0.2, -0.25, 0.0], [0.2, 0.25, 0.5]]), abs=1e-6)
+
+
+def test_flat_body_patch_is_shaped_by_the_shell_hull() -> None:
+    """A body cut down to one sheet (its back) spans no volume: the shell's hull shapes it, carved by the door."""
+    back = _sheet(-0.2, -0.25, 0.25, 0.0, 0.5)
+    door = box([0.0, -0.25, 0.0], [0.03, 0.25, 0.5])
+    shell = Mesh.concatenate([back, door])
+    face_part = np.r_[np.zeros(2, int), np.ones(12, int)]
+    meshes = complete_parts(shell, face_part, ["body", "door"])
+    _assert_closed(meshes)
+    _assert_apart(meshes)
+    assert meshes[0].bounds[0, 0] == pytest.approx(-0.2, abs=1e-6)  # the body reaches back to its sheet
+
+
 def test_deterministic(cabinet: Asset) -> None:
     shell, face_part = _envelope(cabinet)
     labels = [p.label for p in cabinet.parts]
