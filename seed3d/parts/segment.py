@@ -22,6 +22,7 @@ from seed3d.errors import InvalidInputError
 from seed3d.nn import farthest_point_sample
 from seed3d.parts.model import PartSegmenter, ShapeFeatures
 from seed3d.parts.patches import FaceGraph, RefineConfig, refine_parts
+from seed3d.parts.prior import SizePrior
 from seed3d.typed import PathType
 
 log = logging.getLogger(__name__)
@@ -54,6 +55,9 @@ class SegmentConfig:
     """Refine mesh segmentations with the shell's geometry (patches, connected pieces, protrusions)."""
     refine_config: RefineConfig = field(default_factory=RefineConfig)
     """Settings of that refinement."""
+    size_prior_weight: float = 0.5
+    """Exponent of the model folder's label-size prior (``seed3d.parts.prior``) on the prompts' label
+    probabilities when relabelling refined parts (0: ignore it); no effect without one."""
 
 
 @dataclass
@@ -104,16 +108,18 @@ def normalisation(points: np.ndarray) -> tuple[np.ndarray, float]:
 class Segmenter:
     """A trained ``PartSegmenter`` with automatic segmentation of point sets and meshes."""
 
-    def __init__(self, model: PartSegmenter, config: SegmentConfig | None = None, device: str = "cpu") -> None:
+    def __init__(self, model: PartSegmenter, config: SegmentConfig | None = None, device: str = "cpu",
+                 size_prior: SizePrior | None = None) -> None:
         self.model = model.to(device).eval()
         self.config = config or SegmentConfig()
         self.device = device
+        self.size_prior = size_prior
 
     @classmethod
     def from_pretrained(cls, path: PathType, config: SegmentConfig | None = None, device: str = "cpu"
                         ) -> Segmenter:
-        """Load the model folder at ``path`` (``weights/part-segmenter``)."""
-        return cls(PartSegmenter.from_pretrained(path, device), config, device)
+        """Load the model folder at ``path`` (``weights/part-segmenter``) with its label-size prior if it has one."""
+        return cls(PartSegmenter.from_pretrained(path, device), config, device, SizePrior.load(path))
 
     def _tensor(self, a: np.ndarray) -> torch.Tensor:
         return torch.as_tensor(np.asarray(a, np.float32), device=self.device)[None]
@@ -241,7 +247,8 @@ class Segmenter:
     def refine(self, seg: MeshSegmentation, num_parts: int | None = None) -> MeshSegmentation:
         """``seg`` refined with its mesh's geometry (``seed3d.parts.patches.refine_parts``); ``num_parts`` caps the
         count. A part holding prompts takes the label their mean probabilities favour (as ``segment_mesh`` labels
-        masks); one without keeps its source part's label, or, split off by geometry alone, ``protrusion_label``."""
+        masks), weighed by the label-size prior of its share of the area when there is one; one without keeps its
+        source part's label, or, split off by geometry alone, ``protrusion_label``."""
         graph = FaceGraph.from_mesh(seg.mesh.vertices, seg.mesh.faces)
         ref = refine_parts(graph, seg.face_part, self.config.refine_config, num_parts)
         labels = [protrusion_label(seg.labels[o], bool(b)) if made else seg.labels[o]
@@ -254,8 +261,17 @@ class Segmenter:
             n = len(labels)
             sums = np.zeros((n, seg.prompt_labels.shape[1]))
             np.add.at(sums, owner, seg.prompt_labels)
-            voted = np.bincount(owner, minlength=n) > 0
-            labels = [seg.label_names[int(sums[k].argmax())] if voted[k] else labels[k] for k in range(n)]
+            hits = np.bincount(owner, minlength=n)
+            voted = hits > 0
+            score = np.log(sums / np.maximum(hits, 1)[:, None] + 1e-6)
+            prior, weight = self.size_prior, float(self.config.size_prior_weight)
+            if prior is not None and weight > 0:
+                share = np.bincount(ref.face_part, weights=graph.area, minlength=n) / graph.area.sum()
+                column = [prior.labels.index(name) if name in prior.labels else -1 for name in seg.label_names]
+                for k in np.flatnonzero(voted):
+                    row = prior.score(float(share[k]))
+                    score[k] += weight * np.array([row[c] if c >= 0 else 0.0 for c in column])
+            labels = [seg.label_names[int(score[k].argmax())] if voted[k] else labels[k] for k in range(n)]
         scores = [seg.scores[o] for o in ref.origin.tolist()]
         out = _compact(ref.face_part, labels, scores)
         return MeshSegmentation(seg.mesh, out.part, out.labels, out.scores, seg.prompts, seg.prompt_labels,

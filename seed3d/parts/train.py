@@ -6,7 +6,8 @@ connected components. Each step draws shapes, 2,048 of their points, random yaw 
 part chosen uniformly among those present (small parts are prompted as often as big ones).
 
 Resumable: ``checkpoint.pt`` is written atomically every ``checkpoint_every`` steps and training restarts from
-it; metrics go to ``log.jsonl``; the finished model is saved with ``save_pretrained`` in ``OUT/model``.
+it; metrics go to ``log.jsonl``; the finished model is saved with ``save_pretrained`` in ``OUT/model``, beside
+the label-size prior of the training split (``seed3d.parts.prior``, ``size_prior.json``).
 Batches depend only on (seed, step), so a resumed run sees the same data as an uninterrupted one.
 """
 
@@ -21,9 +22,11 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from seed3d.asset import PART_LABELS
 from seed3d.errors import AssetFormatError
 from seed3d.nn.trainer import ProgressCallback, TrainConfig, check_device, train_loop, warm_start
 from seed3d.parts.model import PartSegmenter, SegmenterConfig
+from seed3d.parts.prior import fit_size_prior
 from seed3d.typed import PathType
 
 log = logging.getLogger(__name__)
@@ -139,6 +142,9 @@ def train_part_segmenter(data: PathType, out: PathType, config: PartSegTrainConf
     points = load_points(data, "train")
     log.info("%d training shapes, model %.2f M parameters", len(points["surface_points"]),
              model.num_parameters() / 1e6)
-    return train_loop(model, cfg, out, lambda step: make_batch(points, step, cfg, cfg.model.num_points),
-                      losses, on_fresh_start=init, info={"train_shapes": len(points["surface_points"])},
-                      progress=progress, show=("loss", "iou"))
+    final = train_loop(model, cfg, out, lambda step: make_batch(points, step, cfg, cfg.model.num_points),
+                       losses, on_fresh_start=init, info={"train_shapes": len(points["surface_points"])},
+                       progress=progress, show=("loss", "iou"))
+    # label ids in the shards index PART_LABELS (the manifest's label_names)
+    fit_size_prior(points["surface_part"], points["surface_label"], PART_LABELS).save(final)
+    return final

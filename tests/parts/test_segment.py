@@ -133,11 +133,36 @@ def test_batches_prompt_existing_parts_and_depend_only_on_seed_and_step(tiny_dat
     assert float(a["points"].abs().max()) <= 0.9 + 1e-5
 
 
+def test_refine_weighs_prompt_labels_by_the_size_prior() -> None:
+    """One box, prompts a little more sure of 'handle' than 'body': a handle never covers a whole shape, so with
+    a prior fitted on shapes that are mostly body the part is relabelled body; without one it stays a handle."""
+    from seed3d.parts.prior import fit_size_prior
+    from seed3d.parts.segment import MeshSegmentation
+    from seed3d.synth.primitives import box
+
+    mesh = box([0, 0, 0], [1, 1, 1])
+    probs = np.zeros((4, len(PART_LABELS)))
+    probs[:, PART_LABELS.index("handle")] = 0.4
+    probs[:, PART_LABELS.index("body")] = 0.35
+    seg = MeshSegmentation(mesh, np.zeros(len(mesh.faces), np.int64), ["handle"], [1.0], mesh.vertices[:4],
+                           probs, list(PART_LABELS))
+    part = np.zeros((20, 100), np.int64)
+    part[:, 98:] = 1
+    label = np.where(part == 0, PART_LABELS.index("body"), PART_LABELS.index("handle"))
+    prior = fit_size_prior(part, label, PART_LABELS)
+    assert Segmenter(_tiny()).refine(seg).labels == ["handle"]
+    assert Segmenter(_tiny(), size_prior=prior).refine(seg).labels == ["body"]
+    off = Segmenter(_tiny(), SegmentConfig(size_prior_weight=0.0), size_prior=prior)
+    assert off.refine(seg).labels == ["handle"]
+
+
 def test_training_writes_a_model_and_resumes_where_it_stopped(tiny_data: Path, tmp_path: Path) -> None:
     cfg = PartSegTrainConfig(steps=2, batch=2, prompts=2, warmup=1, checkpoint_every=1, log_every=1,
                              model=TINY_MODEL)
     final = train_part_segmenter(tiny_data, tmp_path / "run", cfg)
     assert (final / "model.safetensors").is_file()
+    prior = Segmenter.from_pretrained(final).size_prior  # the training split's label-size prior sits beside it
+    assert prior is not None and prior.counts[PART_LABELS.index("body")] > 0
     log = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
     assert [r["step"] for r in log] == [1, 2] and all(np.isfinite(r["loss"]) for r in log)
     more = PartSegTrainConfig(**{**cfg.__dict__, "steps": 3})
