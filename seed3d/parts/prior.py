@@ -5,8 +5,9 @@ probabilities for look-alike labels are close (a drawer front and the handle on 
 Size separates them: a handle covers well under 1 % of a cabinet's surface, a body most of it. ``SizePrior``
 is the distribution of ``log10(area fraction)`` per label over a training split (surface points sample the shell
 uniformly, so a part's share of points is its share of area), as a smoothed histogram. ``Segmenter.refine``
-multiplies the prompts' mean label probabilities by it (``p(label | prompts, size) ∝ p(label | prompts) ·
-p(size | label)``) when the model folder holds one (``size_prior.json``, written by ``seed3d train part-seg``).
+multiplies the prompts' mean label probabilities by a power of it (``p(label | prompts) · p(size | label) ** w``,
+``w = SegmentConfig.size_prior_weight``, 0.5 by default; w = 1 is the plain Bayes product) when the model folder
+holds one (``size_prior.json``, written by ``seed3d train part-seg``).
 """
 
 from __future__ import annotations
