@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,15 +24,13 @@ import torch.nn.functional as F
 
 from seed3d.asset import Asset, Mesh
 from seed3d.errors import InvalidInputError
-from seed3d.pbr.bake import MAX_RESOLUTION, BakeConfig, BakeResult, bake_asset
+from seed3d.pbr.bake import MAX_RESOLUTION, BakeConfig, BakeResult, ProgressCallback, bake_asset
 from seed3d.pbr.data import GeometryViews, render_geometry
 from seed3d.pbr.model import PBRGenerator, PBRViews, generate_views
 from seed3d.pbr.tagger import MaterialTagger
 from seed3d.typed import PathType
 
 log = logging.getLogger(__name__)
-
-ProgressCallback = Callable[[float, str], None]
 
 
 @dataclass
