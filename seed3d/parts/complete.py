@@ -5,15 +5,18 @@ cut where it meets another part is a hole, and what a part hides inside the obje
 thickness, the cavity behind them) is missing. ``complete_parts`` rebuilds it geometrically:
 
 1. every part's patch is closed, one connected piece at a time: its boundary loops are capped (planar loops
-   triangulated in their plane, others fanned from their centroid); a piece that still does not close becomes
-   its convex hull;
+   triangulated in their plane, others fanned from their centroid); a piece that still does not close, or
+   whose caps cross it, becomes its convex hull;
 2. the front of a door, lid, panel or screen that is only a sheet gets a thickness: its silhouette (its closed
    solid's outline, or the union of its triangles, projected along its front normal) is extruded inward; a
    drawer whose patch is only a front gets its box: the silhouette, inset and kept inside the body's outline,
    extruded back to most of the body's depth, hollowed to an open top;
 3. the body is carved: the completed moving parts, grown by a clearance, and the other parts are subtracted
    from it, and behind a door or lid that sits on solid body a cavity is cut; any other two parts that still
-   overlap are separated (the synthesized or larger one yields), so nothing interpenetrates at rest.
+   overlap are separated (the synthesized or larger one yields), so nothing interpenetrates at rest;
+4. every solid becomes a mesh that stays closed when exporters and checks weld coincident vertices: fragments
+   are dropped, pieces that only touch are moved a hair apart, and a subtraction that would leave faces lying
+   on faces is redone with the subtracted solid grown by a fraction of a millimetre.
 
 The front normal of a part is the direction (the six axes of the asset frame, or the patch's mean normal) in
 which the part sticks out of the body most. All solids are manifold3d ``Manifold``s, so every output is closed,
@@ -129,18 +132,120 @@ def _union(solids: list[Any]) -> Any:
     return m3d.Manifold.batch_boolean(solids, m3d.OpType.Add)
 
 
+def _minus(a: Any, b: Any, margins: tuple[float, ...] = (1e-4, 1e-3)) -> Any:
+    """``a - b``, and where that leaves faces of ``a`` lying on ``b``'s (a zero-thickness sheet that would be
+    open once welded), ``a`` minus ``b`` scaled up about its centre by a margin (m) on every side instead."""
+    rest = a - b
+    if rest.is_empty() or _closes(rest):
+        return rest
+    lo, hi = (np.asarray(x, np.float64) for x in np.asarray(b.bounding_box()).reshape(2, 3))
+    centre, size = 0.5 * (lo + hi), np.maximum(hi - lo, 1e-9)
+    for margin in margins:
+        scale = 1.0 + 2.0 * margin / size
+        other = a - b.translate(tuple(-centre)).scale(tuple(scale)).translate(tuple(centre))
+        if not other.is_empty() and _closes(other):
+            return other
+    return rest
+
+
+def _closes(solid: Any) -> bool:
+    """True when the solid, fragments dropped, is a mesh that stays closed when welded."""
+    return _welds_closed(*_extract(_largest_pieces(solid), 1e-12))
+
+
 def _to_mesh(solid: Any, min_area: float = 1e-12) -> Mesh:
-    """The solid as a Mesh; sliver faces (area below ``min_area`` m²) are collapsed away first, when they can be."""
+    """The solid as a Mesh that stays closed when coincident vertices are welded (as exporters and checks do).
+
+    Fragments (pieces with no volume, or under a thousandth of the largest) are dropped and sliver faces (area
+    below ``min_area`` m²) are collapsed away when they can be. Manifold keeps pieces that touch at an edge or
+    a point, and a surface that pinches itself or is bridged by zero-area faces, apart as distinct vertices at
+    one position; welded, such edges would be shared by four faces or left open. So the touching copies are
+    moved apart (``_pull_apart``), or else the mesh is welded here, faces that repeat or cancel dropped
+    (``_weld``), whichever closes first."""
+    v, f = _extract(_largest_pieces(solid), min_area)
+    if _welds_closed(v, f):
+        return Mesh(v, f)
+    for attempt in (lambda: (_pull_apart(v, f), f), lambda: _weld(v, f), lambda: _weld(_pull_apart(v, f), f)):
+        out = attempt()
+        if _welds_closed(*out):
+            return Mesh(*out)
+    logger.warning("a completed part (%d faces) is open where coincident vertices are welded", len(f))
+    return Mesh(v, f)
+
+
+def _extract(solid: Any, min_area: float) -> tuple[FloatArray, IntArray]:
     for tolerance in (0.0, 1e-7, 1e-6):
         simple = solid.as_original().simplify(tolerance) if tolerance else solid
         out = simple.to_mesh64()
         v, f = np.array(out.vert_properties[:, :3], np.float64), np.array(out.tri_verts, np.int64)
         if _face_geometry(v, f)[1].min(initial=np.inf) > min_area:
-            return Mesh(v, f)
+            return v, f
     welded = _collapse_short_edges(v, f, 1e-7)
     if welded is not None and _face_geometry(*welded)[1].min(initial=np.inf) > min_area:
-        return Mesh(*welded)
-    return Mesh(v, f)
+        return welded
+    return v, f
+
+
+_WELD_DECIMALS = 8
+"""Vertices equal to this many decimals (m) count as coincident: coarser than the validator's weld (1e-9 m)."""
+
+
+def _weld(v: FloatArray, f: IntArray) -> tuple[FloatArray, IntArray]:
+    """Coincident vertices merged; collapsed faces and face pairs that cancel (same corners, opposite winding)
+    dropped, and of faces repeated with the same winding one kept."""
+    _, first, inverse = np.unique(np.round(v, _WELD_DECIMALS) + 0.0, axis=0, return_index=True,
+                                  return_inverse=True)
+    faces = inverse.reshape(-1)[f]
+    faces = faces[(faces[:, 0] != faces[:, 1]) & (faces[:, 1] != faces[:, 2]) & (faces[:, 2] != faces[:, 0])]
+    # corners rotated so the smallest comes first (winding kept): equal rows are one face repeated, and the
+    # row with its last two corners swapped is the same face turned over
+    roll = np.argmin(faces, axis=1)
+    canon = np.stack([faces[np.arange(len(faces)), (roll + k) % 3] for k in range(3)], axis=1)
+    canon = canon[np.sort(np.unique(canon, axis=0, return_index=True)[1])]
+    _, ids = np.unique(np.concatenate([canon, canon[:, [0, 2, 1]]]), axis=0, return_inverse=True)
+    ids = ids.reshape(-1)
+    faces = canon[~np.isin(ids[len(canon):], ids[:len(canon)])]
+    used, local = np.unique(faces, return_inverse=True)
+    return v[first][used], local.reshape(-1, 3)
+
+
+def _welds_closed(v: FloatArray, f: IntArray) -> bool:
+    """True when the mesh welded at ``_WELD_DECIMALS`` has every edge shared by exactly two faces."""
+    if not len(f):
+        return False
+    _, inverse = np.unique(np.round(v, _WELD_DECIMALS) + 0.0, axis=0, return_inverse=True)
+    welded = inverse.reshape(-1)[f]
+    welded = welded[(welded[:, 0] != welded[:, 1]) & (welded[:, 1] != welded[:, 2]) & (welded[:, 2] != welded[:, 0])]
+    edges = np.sort(welded[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2), axis=1)
+    _, uses = np.unique(edges[:, 0] * len(v) + edges[:, 1], return_counts=True)
+    return bool(len(welded)) and bool(np.all(uses == 2))
+
+
+def _pull_apart(v: FloatArray, f: IntArray, steps: tuple[float, ...] = (2e-5, 4e-6, 1e-6)) -> FloatArray:
+    """``v`` with every vertex that shares its position with another moved a step against its own normal.
+
+    Pieces that touch part by twice the step (0.04 mm at first; shorter steps when a longer one flips a face
+    that is not a sliver or does not close the welded mesh). When no step works, ``v`` comes back unchanged."""
+    _, inverse, counts = np.unique(np.round(v, _WELD_DECIMALS) + 0.0, axis=0, return_inverse=True,
+                                   return_counts=True)
+    shared = counts[inverse.reshape(-1)] > 1
+    if not shared.any():
+        return v
+    cross, area = _face_geometry(v, f)
+    normals = np.zeros_like(v)
+    for k in range(3):
+        np.add.at(normals, f[:, k], cross)
+    n = normals[shared]
+    length = np.linalg.norm(n, axis=1, keepdims=True)
+    n = np.divide(n, length, out=np.zeros_like(n), where=length > 0)
+    solid_faces = area > 1e-10
+    for step in steps:
+        moved = v.copy()
+        moved[shared] -= step * n
+        flipped = np.einsum("ij,ij->i", cross, _face_geometry(moved, f)[0]) <= 0
+        if not flipped[solid_faces].any() and _welds_closed(moved, f):
+            return moved
+    return v
 
 
 def _collapse_short_edges(v: FloatArray, f: IntArray, shorter: float) -> tuple[FloatArray, IntArray] | None:
@@ -234,7 +339,23 @@ def _close_piece(v: FloatArray, f: IntArray) -> Any | None:
         new_f.append(cf)
         count += len(cv)
     solid = _solid(np.concatenate(new_v), np.concatenate(new_f))
+    if solid is not None and _self_intersects(solid):
+        solid = None  # a cap that crosses the patch: booleans on it would leave zero-thickness sheets
     return solid if solid is not None else _hull(v[np.unique(f)])
+
+
+def _self_intersects(solid: Any) -> bool:
+    """True when faces of the solid's mesh cross each other (Manifold checks topology, not this)."""
+    try:
+        import pymeshlab
+    except ImportError as exc:  # pragma: no cover - a pinned dependency
+        raise DependencyError("part completion needs pymeshlab (pip install pymeshlab==2025.7.post1)") from exc
+    out = solid.to_mesh64()
+    ms = pymeshlab.MeshSet()
+    ms.add_mesh(pymeshlab.Mesh(np.asarray(out.vert_properties[:, :3], np.float64),
+                               np.asarray(out.tri_verts, np.int32)))
+    ms.compute_selection_by_self_intersections_per_face()
+    return bool(ms.current_mesh().selected_face_number())
 
 
 def _close_patch(v: FloatArray, f: IntArray, speck: float = 0.01) -> Any | None:
@@ -591,7 +712,7 @@ def complete_parts(shell: Mesh, face_part: np.ndarray, labels: list[str],
     if body is None:
         whole = _solid(*_whole(shell))
         if whole is not None:
-            body = whole - _union([patches[i].solid for i in keep if i != b])
+            body = _minus(whole, _union([patches[i].solid for i in keep if i != b]))
         if body is None or body.is_empty() or body.volume() <= _TINY_VOLUME:
             body = shape
         logger.info("the body's patch does not close; using %s", "the shell's solid" if body is not shape else
@@ -612,7 +733,7 @@ def complete_parts(shell: Mesh, face_part: np.ndarray, labels: list[str],
             room = _cavity(p, body, body_v, body_outline(p.frame), cfg)
             if room is not None:
                 cuts.append(room)
-    carved = body - _union(cuts) if cuts else body
+    carved = _minus(body, _union(cuts)) if cuts else body
     body_patch.solid = _largest_pieces(carved) if not carved.is_empty() else body
     _separate([patches[i] for i in keep], keep.index(b))
     return [None if i in merged else _to_mesh(p.solid) for i, p in enumerate(patches)]
@@ -624,12 +745,15 @@ def _whole(shell: Mesh) -> tuple[FloatArray, IntArray]:
 
 
 def _largest_pieces(solid: Any, keep: float = 1e-3) -> Any:
-    """``solid`` without disconnected slivers smaller than ``keep`` times its largest piece."""
+    """``solid`` without disconnected pieces that span no volume or less than ``keep`` times its largest."""
     pieces = solid.decompose()
     if len(pieces) <= 1:
         return solid
     vols = np.array([p.volume() for p in pieces])
-    return _union([p for p, v in zip(pieces, vols, strict=True) if v >= keep * vols.max()])
+    kept = [p for p, v in zip(pieces, vols, strict=True) if v > _TINY_VOLUME and v >= keep * vols.max()]
+    if not kept:
+        return solid
+    return kept[0] if len(kept) == 1 else _union(kept)
 
 
 def _separate(patches: list[_Patch], body: int) -> None:
@@ -650,10 +774,10 @@ def _separate(patches: list[_Patch], body: int) -> None:
         ki = (not pi.synthesized, -pi.solid.volume())
         kj = (not pj.synthesized, -pj.solid.volume())
         loser, winner = (pi, pj) if ki < kj else (pj, pi)
-        rest = loser.solid - winner.solid
+        rest = _minus(loser.solid, winner.solid)
         kept = rest.volume() / loser.solid.volume()
         if kept < 0.5:  # the loser lies (mostly) inside the winner: the winner makes room if it keeps more
-            other = winner.solid - loser.solid
+            other = _minus(winner.solid, loser.solid)
             if other.volume() / winner.solid.volume() > kept:
                 loser, winner, rest, kept = winner, loser, other, other.volume() / winner.solid.volume()
         if rest.is_empty() or rest.volume() <= _TINY_VOLUME:

@@ -12,6 +12,7 @@ from seed3d.asset import Asset, Mesh, Part
 from seed3d.errors import InvalidInputError
 from seed3d.parts.complete import CompletionConfig, complete_parts
 from seed3d.parts.shell import merged_shell
+from seed3d.physics._geometry import is_edge_manifold, weld
 from seed3d.synth import generate
 from seed3d.synth.primitives import box
 
@@ -210,6 +211,51 @@ def test_flat_body_patch_is_shaped_by_the_shell_hull() -> None:
     _assert_closed(meshes)
     _assert_apart(meshes)
     assert meshes[0].bounds[0, 0] == pytest.approx(-0.2, abs=1e-6)  # the body reaches back to its sheet
+
+
+def _welds_closed(mesh: Mesh) -> bool:
+    """Closed as the validator sees it: coincident vertices welded, every edge shared by exactly two faces."""
+    v, f = weld(mesh.vertices, mesh.faces)
+    return is_edge_manifold(f, len(v))
+
+
+def test_pieces_touching_along_an_edge_stay_closed_when_welded() -> None:
+    """Two blocks that share an edge make a body Manifold keeps as two pieces with coincident vertices; welded
+    as exported, that edge would have four faces. The pieces come out moved a hair apart instead."""
+    a, b = box([0.0, 0.0, 0.0], [0.2, 0.2, 0.2]), box([0.2, 0.2, 0.0], [0.4, 0.4, 0.2])
+    shell = Mesh.concatenate([a, b])
+    union = manifold3d.Manifold.batch_boolean([_solid(a), _solid(b)], manifold3d.OpType.Add)
+    out = union.to_mesh64()
+    raw = Mesh(np.asarray(out.vert_properties[:, :3], float), np.asarray(out.tri_verts, np.int64))
+    assert not _welds_closed(raw)  # what the body was before: open once welded
+    (body,) = complete_parts(shell, np.zeros(len(shell.faces), int), ["body"])
+    assert _welds_closed(body)
+    _assert_closed([body])
+    assert body.to_trimesh().volume == pytest.approx(2 * 0.2**3, rel=1e-3)
+    assert np.abs(body.bounds - shell.bounds).max() < 1e-4
+
+
+def test_self_intersecting_piece_is_detected() -> None:
+    """Manifold accepts a mesh whose faces cross (it checks topology only); completion replaces such a capped
+    patch by its hull, since booleans on it leave zero-thickness sheets."""
+    from seed3d.parts.complete import _self_intersects
+
+    a, b = box([0.0, 0.0, 0.0], [0.2, 0.2, 0.2]), box([0.1, 0.1, 0.1], [0.3, 0.3, 0.3])
+    crossing = _solid(Mesh.concatenate([a, b]))
+    assert not crossing.is_empty()
+    assert _self_intersects(crossing)
+    assert not _self_intersects(_solid(a))
+
+
+def test_truth_cut_mug_parts_close_when_welded() -> None:
+    """A mug cut along its true parts once completed to a body and a handle that were open after welding (a
+    cap crossing the patch, faces left lying on faces by a subtraction); every part now welds closed."""
+    mug = generate("mug", 0)
+    shell, face_part = merged_shell(mug)
+    meshes = complete_parts(shell, face_part, [p.label for p in mug.parts])
+    assert all(m is not None for m in meshes)
+    assert all(_welds_closed(m) for m in meshes if m is not None)
+    _assert_apart([m for m in meshes if m is not None])
 
 
 def test_deterministic(cabinet: Asset) -> None:
