@@ -9,15 +9,18 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from seed3d import __version__
 from seed3d.errors import Seed3DError
 
+if TYPE_CHECKING:
+    from seed3d.typed import ProgressCallback
+
 log = logging.getLogger("seed3d")
 
 
-def _progress_bar(desc: str) -> tuple[Callable[[float, str], None], Callable[[], None]]:
+def _progress_bar(desc: str) -> tuple[ProgressCallback, Callable[[], None]]:
     """A tqdm bar driven by a ``(fraction, message)`` callback; returns (callback, close)."""
     from tqdm import tqdm
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,10 +56,10 @@ from seed3d.articulation.limits import (
 from seed3d.asset import Asset, Joint
 from seed3d.errors import InvalidInputError
 from seed3d.physics import PhysicsConfig, get_material, prepare
+from seed3d.typed import ProgressCallback
 
 logger = logging.getLogger(__name__)
 
-ProgressCallback = Callable[[float, str], None]
 
 _SUFFIX = {"fixed": "mount", "hinge": "hinge", "lid": "hinge", "stiff": "hinge", "slide": "slide",
            "button": "press", "spin": "spin", "wheel": "spin", "drum": "spin", "swivel": "swivel", "lever": "pivot"}

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from typing import Any
 import torch
 
 from seed3d.errors import DependencyError, InvalidInputError
+from seed3d.typed import ProgressCallback
 
 logger = logging.getLogger(__name__)
 
@@ -198,7 +199,7 @@ def default_text_encoder() -> TextEncoder:
 
 
 def encode_token_arrays(texts: Sequence[str], max_length: int = 64, batch: int = 128,
-                        encoder: TextEncoder | None = None, progress: Callable[[float, str], None] | None = None,
+                        encoder: TextEncoder | None = None, progress: ProgressCallback | None = None,
                         message: str = "encoding texts") -> tuple[Any, Any]:
     """MiniLM token states (N, max_length, 384) as float16 and masks (N, max_length) of ``texts``, as numpy
     arrays padded to ``max_length`` (training caches); ``progress(fraction, message)`` after each batch."""

@@ -9,7 +9,7 @@ hulls or an inertial. Every format is written atomically; the USD exporter (pxr)
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,7 +18,7 @@ from seed3d.errors import DependencyError, ExportError, InvalidInputError, Seed3
 from seed3d.export.glb import export_glb
 from seed3d.export.mjcf import export_mjcf
 from seed3d.export.urdf import export_urdf
-from seed3d.typed import PathType
+from seed3d.typed import PathType, ProgressCallback
 
 if TYPE_CHECKING:
     from seed3d.physics import PhysicsConfig
@@ -49,7 +49,7 @@ def needs_physics(asset: Asset) -> bool:
 
 def export_asset(asset: Asset, root: PathType, formats: str | Iterable[str] = FORMATS,
                  physics: PhysicsConfig | None = None,
-                 progress: Callable[[float, str], None] | None = None) -> dict[str, Path]:
+                 progress: ProgressCallback | None = None) -> dict[str, Path]:
     """Write ``formats`` of ``asset`` under ``root`` at ``asset.export_path(root, fmt)``; returns format → path.
 
     URDF, MJCF and USD need collision hulls and inertials: when a part lacks them the asset is first passed

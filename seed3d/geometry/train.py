@@ -35,8 +35,8 @@ from seed3d.geometry.detail import DetailFlow, DetailFlowConfig, coarse_support
 from seed3d.geometry.vae import ShapeVAE, ShapeVAEConfig, sdf_loss
 from seed3d.nn.dit import pad_tokens
 from seed3d.nn.flow import equivariant_ot_pairs, flow_loss, interpolate, sample_timesteps
-from seed3d.nn.trainer import ProgressCallback, TrainConfig, check_device, train_loop, warm_start
-from seed3d.typed import PathType
+from seed3d.nn.trainer import TrainConfig, check_device, train_loop, warm_start
+from seed3d.typed import PathType, ProgressCallback
 
 log = logging.getLogger(__name__)
 

@@ -22,11 +22,9 @@ from torch import nn
 
 from seed3d.asset import atomic_file
 from seed3d.errors import InvalidInputError
-from seed3d.typed import PathType
+from seed3d.typed import PathType, ProgressCallback
 
 log = logging.getLogger(__name__)
-
-ProgressCallback = Callable[[float, str], None]
 
 
 @dataclass

@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from seed3d.asset import Asset, Mesh, Part
+from seed3d.typed import ProgressCallback
 
 if TYPE_CHECKING:
     from seed3d.parts.complete import CompletionConfig
     from seed3d.parts.segment import Segmenter
 
 log = logging.getLogger(__name__)
-
-ProgressCallback = Callable[[float, str], None]
 
 
 def part_names(labels: list[str]) -> list[str]:

@@ -24,10 +24,10 @@ import torch.nn.functional as F
 
 from seed3d.asset import PART_LABELS
 from seed3d.errors import AssetFormatError
-from seed3d.nn.trainer import ProgressCallback, TrainConfig, check_device, train_loop, warm_start
+from seed3d.nn.trainer import TrainConfig, check_device, train_loop, warm_start
 from seed3d.parts.model import PartSegmenter, SegmenterConfig
 from seed3d.parts.prior import fit_size_prior
-from seed3d.typed import PathType
+from seed3d.typed import PathType, ProgressCallback
 
 log = logging.getLogger(__name__)
 

@@ -35,7 +35,7 @@ import dataclasses
 import logging
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,11 +46,10 @@ from seed3d.errors import InvalidInputError
 from seed3d.pbr.unwrap import UNWRAP_METHODS, Atlas, unwrap_meshes
 from seed3d.render import Camera, Renderer, RenderMesh, compute_buffers, get_renderer, linear_to_srgb, srgb_to_linear
 from seed3d.render.rigs import bounding_sphere
-from seed3d.typed import FloatArray, IntArray, NDArray, UInt8Array
+from seed3d.typed import FloatArray, IntArray, NDArray, ProgressCallback, UInt8Array
 
 log = logging.getLogger(__name__)
 
-ProgressCallback = Callable[[float, str], None]
 F32 = NDArray[np.float32]
 
 #: Largest texture side the baker makes.

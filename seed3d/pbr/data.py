@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,11 +24,10 @@ import torch
 from seed3d.asset import atomic_file
 from seed3d.condition.text import encode_token_arrays
 from seed3d.errors import AssetFormatError, InvalidInputError
-from seed3d.typed import PathType
+from seed3d.typed import PathType, ProgressCallback
 
 log = logging.getLogger(__name__)
 
-ProgressCallback = Callable[[float, str], None]
 
 #: Bump when the cached arrays change meaning.
 CACHE_VERSION = 1

@@ -24,11 +24,11 @@ import torch.nn.functional as F
 
 from seed3d.asset import Asset, Mesh
 from seed3d.errors import InvalidInputError
-from seed3d.pbr.bake import MAX_RESOLUTION, BakeConfig, BakeResult, ProgressCallback, bake_asset
+from seed3d.pbr.bake import MAX_RESOLUTION, BakeConfig, BakeResult, bake_asset
 from seed3d.pbr.data import GeometryViews, render_geometry
 from seed3d.pbr.model import PBRGenerator, PBRViews, generate_views
 from seed3d.pbr.tagger import MaterialTagger
-from seed3d.typed import PathType
+from seed3d.typed import PathType, ProgressCallback
 
 log = logging.getLogger(__name__)
 

@@ -33,11 +33,11 @@ from torch import nn
 from seed3d.asset import atomic_dir
 from seed3d.errors import InvalidInputError
 from seed3d.nn.flow import FlowSampler, flow_loss, interpolate, sample_timesteps
-from seed3d.nn.trainer import ProgressCallback, TrainConfig, check_device, train_loop, warm_start
+from seed3d.nn.trainer import TrainConfig, check_device, train_loop, warm_start
 from seed3d.pbr.data import asset_finishes, geometry_batch, load_views
 from seed3d.pbr.model import PBRGenerator, PBRModelConfig
 from seed3d.pbr.tagger import MaterialTagger, TaggerConfig
-from seed3d.typed import PathType
+from seed3d.typed import PathType, ProgressCallback
 
 log = logging.getLogger(__name__)
 

@@ -9,17 +9,16 @@ What had to be approximated (hull fallbacks, inertials from hulls, clamped tiny 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from seed3d.asset import Asset
 from seed3d.physics.collision import CollisionConfig, CollisionResult, decompose, hull_problems
 from seed3d.physics.inertia import compute_inertial, inertia_problems
 from seed3d.physics.materials import MATERIALS, get_material
+from seed3d.typed import ProgressCallback
 
 logger = logging.getLogger(__name__)
 
-ProgressCallback = Callable[[float, str], None]
 
 __all__ = [
     "MATERIALS", "CollisionConfig", "CollisionResult", "PhysicsConfig", "ProgressCallback", "compute_inertial",

@@ -32,7 +32,6 @@ import math
 import os
 import shutil
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,11 +42,10 @@ from seed3d.asset import Asset, Mesh, Scene, SceneObject, atomic_dir, atomic_fil
 from seed3d.errors import InvalidInputError
 from seed3d.scene.plan import FIXED_CATEGORIES, Instance, LayoutPlan, Planner, plan_scene
 from seed3d.scene.solve import Layout, ObjectGeometry, SolverConfig, solve
-from seed3d.typed import PathType
+from seed3d.typed import PathType, ProgressCallback
 
 logger = logging.getLogger(__name__)
 
-ProgressCallback = Callable[[float, str], None]
 
 #: Basic colour words → sRGB, to pick the nearest colour of a palette when its names do not include the word.
 BASIC_COLOURS: dict[str, tuple[float, float, float]] = {

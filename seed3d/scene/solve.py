@@ -40,14 +40,13 @@ import itertools
 import logging
 import math
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from seed3d.errors import InvalidInputError
-from seed3d.typed import FloatArray
+from seed3d.typed import FloatArray, ProgressCallback
 
 logger = logging.getLogger(__name__)
 
@@ -1283,7 +1282,7 @@ def relation_holds(rtype: str, s_oc: FloatArray, s_oh: FloatArray, s_yaw: FloatA
 
 
 def solve(plan: Any, geometries: dict[str, ObjectGeometry], seed: int = 0, config: SolverConfig | None = None,
-          progress: Callable[[float, str], None] | None = None) -> Layout:
+          progress: ProgressCallback | None = None) -> Layout:
     """Lay out ``plan``'s instances (their ``geometries`` by instance name) in its room; see the module doc.
 
     Raises ``LayoutError`` when the request cannot fit or no layout was found within the budget.

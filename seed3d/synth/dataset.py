@@ -45,11 +45,10 @@ import numpy as np
 
 from seed3d.asset import PART_LABELS, Asset, _write_npz, atomic_file
 from seed3d.errors import AssetFormatError, DependencyError, InvalidInputError, Seed3DError
-from seed3d.typed import PathType
+from seed3d.typed import PathType, ProgressCallback
 
 log = logging.getLogger(__name__)
 
-ProgressCallback = Callable[[float, str], None]
 
 FORMAT = "seed3d.dataset"
 #: Version of the shard format; bump it when a field changes meaning, shape or dtype.
