@@ -248,8 +248,8 @@ def test_self_intersecting_piece_is_detected() -> None:
 
 
 def test_truth_cut_mug_parts_close_when_welded() -> None:
-    """A mug cut along its true parts once completed to a body and a handle that were open after welding (a
-    cap crossing the patch, faces left lying on faces by a subtraction); every part now welds closed."""
+    """A mug cut along its true parts used to complete to a body and a handle that were open once welded;
+    every part now welds closed."""
     mug = generate("mug", 0)
     shell, face_part = merged_shell(mug)
     meshes = complete_parts(shell, face_part, [p.label for p in mug.parts])
