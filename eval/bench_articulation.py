@@ -25,7 +25,7 @@ generated parts (``seed3d.pipeline.generated_physics``), and predicted parts are
 face-area IoU (Hungarian) before the joints are compared; a true part with no match counts as a miss. It also
 reports parts mIoU (automatic, number of parts given, and a connected-components baseline). Results go to
 eval/results/articulation_predicted.json (and its picture); the committed ones are from
-``python eval/bench_articulation.py --parts predicted --seeds 1000-1001`` (43 assets, 26 minutes on 2 shared cores).
+``python eval/bench_articulation.py --parts predicted --seeds 1000-1001`` (43 assets, 16–26 minutes on 2 shared cores).
 """
 
 from __future__ import annotations

@@ -165,8 +165,8 @@ def _to_mesh(solid: Any, min_area: float = 1e-12) -> Mesh:
     v, f = _extract(_largest_pieces(solid), min_area)
     if _welds_closed(v, f):
         return Mesh(v, f)
-    for attempt in (lambda: (_pull_apart(v, f), f), lambda: _weld(v, f), lambda: _weld(_pull_apart(v, f), f)):
-        out = attempt()
+    moved = _pull_apart(v, f)
+    for out in ((moved, f), _weld(v, f), _weld(moved, f)):
         if _welds_closed(*out):
             return Mesh(*out)
     logger.warning("a completed part (%d faces) is open where coincident vertices are welded", len(f))
@@ -190,13 +190,24 @@ _WELD_DECIMALS = 8
 """Vertices equal to this many decimals (m) count as coincident: coarser than the validator's weld (1e-9 m)."""
 
 
+def _coincident(v: FloatArray) -> tuple[IntArray, IntArray]:
+    """For welding at ``_WELD_DECIMALS``: the first vertex of each position, and each vertex's position index."""
+    _, first, inverse = np.unique(np.round(v, _WELD_DECIMALS) + 0.0, axis=0, return_index=True,
+                                  return_inverse=True)
+    return first, inverse.reshape(-1)
+
+
+def _welded_faces(inverse: IntArray, f: IntArray) -> IntArray:
+    """``f`` on welded vertex indices, faces whose corners merged dropped."""
+    faces = inverse[f]
+    return faces[(faces[:, 0] != faces[:, 1]) & (faces[:, 1] != faces[:, 2]) & (faces[:, 2] != faces[:, 0])]
+
+
 def _weld(v: FloatArray, f: IntArray) -> tuple[FloatArray, IntArray]:
     """Coincident vertices merged; collapsed faces and face pairs that cancel (same corners, opposite winding)
     dropped, and of faces repeated with the same winding one kept."""
-    _, first, inverse = np.unique(np.round(v, _WELD_DECIMALS) + 0.0, axis=0, return_index=True,
-                                  return_inverse=True)
-    faces = inverse.reshape(-1)[f]
-    faces = faces[(faces[:, 0] != faces[:, 1]) & (faces[:, 1] != faces[:, 2]) & (faces[:, 2] != faces[:, 0])]
+    first, inverse = _coincident(v)
+    faces = _welded_faces(inverse, f)
     # corners rotated so the smallest comes first (winding kept): equal rows are one face repeated, and the
     # row with its last two corners swapped is the same face turned over
     roll = np.argmin(faces, axis=1)
@@ -213,9 +224,7 @@ def _welds_closed(v: FloatArray, f: IntArray) -> bool:
     """True when the mesh welded at ``_WELD_DECIMALS`` has every edge shared by exactly two faces."""
     if not len(f):
         return False
-    _, inverse = np.unique(np.round(v, _WELD_DECIMALS) + 0.0, axis=0, return_inverse=True)
-    welded = inverse.reshape(-1)[f]
-    welded = welded[(welded[:, 0] != welded[:, 1]) & (welded[:, 1] != welded[:, 2]) & (welded[:, 2] != welded[:, 0])]
+    welded = _welded_faces(_coincident(v)[1], f)
     edges = np.sort(welded[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2), axis=1)
     _, uses = np.unique(edges[:, 0] * len(v) + edges[:, 1], return_counts=True)
     return bool(len(welded)) and bool(np.all(uses == 2))
@@ -226,9 +235,8 @@ def _pull_apart(v: FloatArray, f: IntArray, steps: tuple[float, ...] = (2e-5, 4e
 
     Pieces that touch part by twice the step (0.04 mm at first; shorter steps when a longer one flips a face
     that is not a sliver or does not close the welded mesh). When no step works, ``v`` comes back unchanged."""
-    _, inverse, counts = np.unique(np.round(v, _WELD_DECIMALS) + 0.0, axis=0, return_inverse=True,
-                                   return_counts=True)
-    shared = counts[inverse.reshape(-1)] > 1
+    inverse = _coincident(v)[1]
+    shared = np.bincount(inverse)[inverse] > 1
     if not shared.any():
         return v
     cross, area = _face_geometry(v, f)
