@@ -59,6 +59,30 @@ EXPORT_LAYOUT: dict[str, str] = {
 # --------------------------------------------------------------------------------------------- atomic I/O
 
 
+def rotation(axis: FloatArray, angle: float) -> FloatArray:
+    """3x3 rotation by ``angle`` radians about ``axis`` (right-hand rule; a zero axis gives the identity)."""
+    a = np.asarray(axis, np.float64)
+    n = float(np.linalg.norm(a))
+    a = a / n if n > 1e-15 else a * 0.0
+    k = np.array([[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]])
+    return np.eye(3) + np.sin(angle) * k + (1 - np.cos(angle)) * (k @ k)
+
+
+def joint_motion(kind: str, axis: FloatArray, origin: FloatArray, value: float) -> FloatArray:
+    """4x4 rigid motion of a joint's child (asset frame) at joint ``value`` (rad or m) instead of 0."""
+    m = np.eye(4)
+    if kind in ("revolute", "continuous"):
+        r = rotation(axis, value)
+        o = np.asarray(origin, np.float64)
+        m[:3, :3] = r
+        m[:3, 3] = o - r @ o
+    elif kind == "prismatic":
+        a = np.asarray(axis, np.float64)
+        n = float(np.linalg.norm(a))
+        m[:3, 3] = (a / n if n > 1e-15 else a * 0.0) * float(value)
+    return m
+
+
 @contextlib.contextmanager
 def atomic_dir(final: PathType, overwrite: bool = False) -> Iterator[Path]:
     """Yield a temporary sibling folder that replaces ``final`` only when the block succeeds."""

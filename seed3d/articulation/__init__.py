@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from seed3d.articulation._geometry import joint_motion, unit
+from seed3d.articulation._geometry import unit
 from seed3d.articulation.candidates import Analysis, AnalysisConfig, Candidate, Contact, Shape
 from seed3d.articulation.infer import (
     Decision,
@@ -53,7 +53,7 @@ from seed3d.articulation.limits import (
     supported_range,
     sweep_joint,
 )
-from seed3d.asset import Asset, Joint
+from seed3d.asset import Asset, Joint, joint_motion
 from seed3d.errors import InvalidInputError
 from seed3d.physics import PhysicsConfig, get_material, prepare
 from seed3d.typed import ProgressCallback

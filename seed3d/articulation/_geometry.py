@@ -1,5 +1,5 @@
 """Geometry helpers of the articulation stage: surface sampling, point-to-mesh distances, oriented boxes,
-rigid motions about a joint, rotational symmetry and line distances.
+rotational symmetry and line distances (joint motions: ``seed3d.asset.joint_motion``).
 
 Everything is vectorised over points and faces; loops run over parts, axes or joint values only.
 """
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from seed3d.asset import Mesh
+from seed3d.asset import Mesh, rotation
 from seed3d.errors import DependencyError
 from seed3d.typed import FloatArray, IntArray
 
@@ -160,29 +160,6 @@ def canonical_sign(direction: FloatArray) -> FloatArray:
     d = unit(direction)
     k = int(np.argmax(np.abs(d)))
     return d if d[k] >= 0 else -d
-
-
-# --------------------------------------------------------------------------------------------- motions
-
-
-def rotation(axis: FloatArray, angle: float) -> FloatArray:
-    """3x3 rotation by ``angle`` about ``axis`` (right-hand rule)."""
-    a = unit(axis)
-    k = np.array([[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]])
-    return np.eye(3) + np.sin(angle) * k + (1 - np.cos(angle)) * (k @ k)
-
-
-def joint_motion(kind: str, axis: FloatArray, origin: FloatArray, value: float) -> FloatArray:
-    """4x4 rigid motion of a joint's child (asset frame) at joint ``value`` (rad or m) instead of 0."""
-    m = np.eye(4)
-    if kind in ("revolute", "continuous"):
-        r = rotation(axis, value)
-        o = np.asarray(origin, np.float64)
-        m[:3, :3] = r
-        m[:3, 3] = o - r @ o
-    elif kind == "prismatic":
-        m[:3, 3] = unit(axis) * float(value)
-    return m
 
 
 # --------------------------------------------------------------------------------------------- measures

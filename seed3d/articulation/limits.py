@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from seed3d.articulation._geometry import joint_motion, plane_basis, unit
-from seed3d.asset import Asset, Mesh
+from seed3d.articulation._geometry import plane_basis, unit
+from seed3d.asset import Asset, Mesh, joint_motion
 from seed3d.errors import DependencyError
 from seed3d.typed import FloatArray
 

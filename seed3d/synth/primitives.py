@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from seed3d.asset import Asset, Joint, Mesh, Part, PBRMaterial, PhysicalMaterial
+from seed3d.asset import rotation as rotation3
 from seed3d.typed import FloatArray, UInt8Array
 
 # Unit-cube corners and the 6 faces as quads (outward, counter-clockwise seen from outside).
@@ -151,11 +152,8 @@ def demo_cabinet(width: float = 0.6, depth: float = 0.45, height: float = 0.8,
 
 def rotation(axis: FloatArray, angle: float) -> FloatArray:
     """4x4 rotation by ``angle`` radians about ``axis`` through the origin (right-hand rule)."""
-    a = np.asarray(axis, np.float64)
-    a = a / np.linalg.norm(a)
-    k = np.array([[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]])
     m = np.eye(4)
-    m[:3, :3] = np.eye(3) + np.sin(angle) * k + (1 - np.cos(angle)) * (k @ k)
+    m[:3, :3] = rotation3(axis, angle)
     return m
 
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from seed3d.articulation import ArticulationConfig, articulate, strip_joints
-from seed3d.articulation._geometry import axis_angle, joint_motion, line_distance
+from seed3d.articulation._geometry import axis_angle, line_distance
 from seed3d.articulation.limits import CollisionScene
-from seed3d.asset import Asset, Joint
+from seed3d.asset import Asset, Joint, joint_motion
 from seed3d.export import export_asset
 from seed3d.physics.validate import validate_path
 from seed3d.synth import generate
