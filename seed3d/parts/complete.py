@@ -157,31 +157,109 @@ def _to_mesh(solid: Any, min_area: float = 1e-12) -> Mesh:
     """The solid as a Mesh that stays closed when coincident vertices are welded (as exporters and checks do).
 
     Fragments (pieces with no volume, or under a thousandth of the largest) are dropped and sliver faces (area
-    below ``min_area`` m²) are collapsed away when they can be. Manifold keeps pieces that touch at an edge or
-    a point, and a surface that pinches itself or is bridged by zero-area faces, apart as distinct vertices at
-    one position; welded, such edges would be shared by four faces or left open. So the touching copies are
-    moved apart (``_pull_apart``), or else the mesh is welded here, faces that repeat or cancel dropped
-    (``_weld``), whichever closes first."""
+    below ``min_area`` m² once the vertices are stored as float32, as mesh files store them) are collapsed away
+    when they can be. Manifold keeps pieces that touch at an edge or a point, and a surface that pinches itself
+    or is bridged by zero-area faces, apart as distinct vertices at one position; welded, such edges would be
+    shared by four faces or left open. So the touching copies are moved apart (``_pull_apart``), or else the
+    mesh is welded here, faces that repeat or cancel dropped (``_weld``), whichever closes first."""
     v, f = _extract(_largest_pieces(solid), min_area)
     if _welds_closed(v, f):
-        return Mesh(v, f)
+        return Mesh(*_without_slivers(v, f, min_area))
     moved = _pull_apart(v, f)
     for out in ((moved, f), _weld(v, f), _weld(moved, f)):
         if _welds_closed(*out):
-            return Mesh(*out)
+            return Mesh(*_without_slivers(*out, min_area))
     logger.warning("a completed part (%d faces) is open where coincident vertices are welded", len(f))
     return Mesh(v, f)
 
 
+def _stored_areas(v: FloatArray, f: IntArray) -> FloatArray:
+    """Face areas of the mesh with its vertices rounded to float32 (how OBJ, GLB and USD files keep them)."""
+    return _face_geometry(v.astype(np.float32).astype(np.float64), f)[1]
+
+
+def _sliver_mask(v: FloatArray, f: IntArray, min_area: float) -> np.ndarray:
+    """Faces of area at most ``min_area``, as they are or once their vertices are stored as float32."""
+    return np.asarray((_face_geometry(v, f)[1] <= min_area) | (_stored_areas(v, f) <= min_area))
+
+
+def _slivers(v: FloatArray, f: IntArray, min_area: float) -> int:
+    """How many faces ``_sliver_mask`` flags."""
+    return int(_sliver_mask(v, f, min_area).sum())
+
+
+def _flip_needles(v: FloatArray, f: IntArray, min_area: float) -> IntArray:
+    """``f`` with needle faces (three collinear corners, from Manifold's T-junctions) flipped away: the needle and
+    the face across its long edge become two faces joined at the needle's middle corner (one pass)."""
+    sliver = _sliver_mask(v, f, min_area)
+    needles = np.flatnonzero(sliver)
+    if not len(needles):
+        return f
+    f = f.copy()
+    owner = {(int(a), int(b)): i for i, row in enumerate(f) for a, b in ((row[0], row[1]), (row[1], row[2]),
+                                                                       (row[2], row[0]))}
+    done: set[int] = set()
+    for i in needles:
+        if i in done:
+            continue
+        row = f[i]
+        lengths = [float(np.linalg.norm(v[row[(k + 1) % 3]] - v[row[k]])) for k in range(3)]
+        k = int(np.argmax(lengths))
+        start, end, middle = int(row[k]), int(row[(k + 1) % 3]), int(row[(k + 2) % 3])
+        j = owner.get((end, start))
+        if j is None or j in done or sliver[j]:
+            continue
+        far = int(next(x for x in f[j] if x not in (start, end)))
+        if (middle, far) in owner or (far, middle) in owner:  # the new edge exists: flipping would pinch
+            continue
+        new = np.array([[end, middle, far], [middle, start, far]])
+        if _sliver_mask(v, new, min_area).any():
+            continue
+        f[i], f[j] = new
+        done.update((int(i), int(j)))
+    return f
+
+
+def _without_slivers(v: FloatArray, f: IntArray, min_area: float,
+                     shorter: tuple[float, ...] = (1e-6, 1e-5)) -> tuple[FloatArray, IntArray]:
+    """``(v, f)`` with fewer sliver faces (``_slivers``): short edges collapsed (float32 storage flattens edges of a
+    few nanometres; under 1 µm, then under 10 µm) and needles flipped away (``_flip_needles``), each step kept
+    when the welded mesh stays closed and fewer slivers are left."""
+    count = _slivers(v, f, min_area)
+    for length in shorter:
+        if not count:
+            break
+        out = _collapse_short_edges(v, f, length)
+        if out is not None and _welds_closed(*out) and (left := _slivers(*out, min_area)) < count:
+            (v, f), count = out, left
+    for _ in range(4):  # a pass flips each needle with a neighbour that is not one
+        if not count:
+            break
+        flipped = _flip_needles(v, f, min_area)
+        left = _slivers(v, flipped, min_area)
+        if left >= count or not _welds_closed(v, flipped):
+            break
+        f, count = flipped, left
+    return v, f
+
+
 def _extract(solid: Any, min_area: float) -> tuple[FloatArray, IntArray]:
+    """The solid's mesh; when it has sliver faces, the simplification (0.1 µm, then 1 µm) or short-edge collapse
+    that leaves the fewest (the unsimplified mesh on ties)."""
+    best: tuple[int, FloatArray, IntArray] | None = None
     for tolerance in (0.0, 1e-7, 1e-6):
         simple = solid.as_original().simplify(tolerance) if tolerance else solid
         out = simple.to_mesh64()
         v, f = np.array(out.vert_properties[:, :3], np.float64), np.array(out.tri_verts, np.int64)
-        if _face_geometry(v, f)[1].min(initial=np.inf) > min_area:
+        count = _slivers(v, f, min_area)
+        if not count:
             return v, f
+        if best is None or count < best[0]:
+            best = (count, v, f)
+    assert best is not None
+    count, v, f = best
     welded = _collapse_short_edges(v, f, 1e-7)
-    if welded is not None and _face_geometry(*welded)[1].min(initial=np.inf) > min_area:
+    if welded is not None and _slivers(*welded, min_area) < count:
         return welded
     return v, f
 

@@ -297,3 +297,70 @@ def test_completed_nightstand_articulates_and_validates(tmp_path: object) -> Non
     export_asset(art, folder)
     report = validate_path(folder)
     assert report.passed, [f"{c.name}: {c.message}" for c in report.failures]
+
+
+def _split_edge_near_corner(mesh: Mesh, offset: float) -> Mesh:
+    """``mesh`` with its first edge split by a vertex ``offset`` from one end (two sliver faces appear)."""
+    f = mesh.faces
+    a, b = int(f[0, 0]), int(f[0, 1])
+    c = int(f[0, 2])
+    other = next(i for i in range(1, len(f)) if {a, b} <= set(f[i].tolist()))
+    d = int(next(x for x in f[other] if x not in (a, b)))
+    v = mesh.vertices
+    w = len(v)
+    direction = (v[b] - v[a]) / np.linalg.norm(v[b] - v[a])
+    verts = np.concatenate([v, (v[a] + offset * direction)[None]])
+    faces = [row for i, row in enumerate(f.tolist()) if i not in (0, other)]
+    faces += [[a, w, c], [w, b, c], [b, w, d], [w, a, d]]
+    return Mesh(verts, np.array(faces, np.int64))
+
+
+def test_edges_float32_files_flatten_are_collapsed() -> None:
+    """A closed mesh with a 3 nm edge has faces of real area that become zero-area once stored as float32 (as
+    OBJ, GLB and USD files keep vertices); completion collapses such edges while the mesh stays closed."""
+    from seed3d.parts.complete import _stored_areas, _without_slivers
+
+    cube = box([0.3, 0.3, 0.3], [0.7, 0.7, 0.7])
+    split = _split_edge_near_corner(cube, 3e-9)
+    assert _welds_closed(split)
+    assert split.to_trimesh().area_faces.min() > 1e-12
+    assert _stored_areas(split.vertices, split.faces).min() <= 1e-12
+    v, f = _without_slivers(split.vertices, split.faces, 1e-12)
+    assert len(f) == len(cube.faces) and _stored_areas(v, f).min() > 1e-12
+    assert _welds_closed(Mesh(v, f))
+
+
+def test_segmented_parts_keep_every_face_when_stored_as_float32() -> None:
+    """The parts completed from a segmented nightstand had edges of a few nanometres (0.4 % of a drawer's faces
+    were zero-area in its USD file, a failed check); stored as float32 they now keep every face."""
+    from seed3d.parts.complete import _stored_areas
+    from seed3d.parts.segment import Segmenter
+    from seed3d.pipeline import weights_component
+
+    shell, _ = merged_shell(generate("nightstand", 1000))
+    seg = Segmenter.from_pretrained(weights_component("part_segmenter")).segment_mesh(shell)
+    meshes = [m for m in complete_parts(seg.mesh, seg.face_part, seg.labels) if m is not None]
+    assert len(meshes) >= 5
+    for m in meshes:
+        assert _welds_closed(m)
+        assert float(np.mean(_stored_areas(m.vertices, m.faces) <= 1e-12)) <= 0.001
+
+
+def test_needle_faces_are_flipped_away() -> None:
+    """A T-junction left by a boolean is a needle: a face whose three corners lie on one line (zero area in any
+    precision). It and the face across its long edge become two faces at the needle's middle corner."""
+    from seed3d.parts.complete import _slivers, _without_slivers
+
+    cube = box([0.0, 0.0, 0.0], [0.5, 0.5, 0.5])
+    f = cube.faces
+    a, c, x = (int(i) for i in f[0])
+    b = len(cube.vertices)
+    verts = np.concatenate([cube.vertices, ((cube.vertices[a] + cube.vertices[c]) / 2)[None]])
+    # the first face split at the middle of its edge a-c, and the needle (b, a, c) closing the surface
+    faces = np.concatenate([f[1:], [[a, b, x], [b, c, x], [b, a, c]]])
+    needled = Mesh(verts, faces)
+    assert _welds_closed(needled) and _slivers(verts, faces, 1e-12) == 1
+    v, out = _without_slivers(verts, faces, 1e-12)
+    assert _slivers(v, out, 1e-12) == 0 and len(out) == len(faces)
+    assert _welds_closed(Mesh(v, out))
+    assert Mesh(v, out).to_trimesh().volume == pytest.approx(0.125)
