@@ -11,7 +11,9 @@
    type, axis, pivot and opening direction (``infer.RuleReasoner`` by default, ``infer.VLMReasoner`` for a
    vision-language model's JSON answers);
 4. fits limits with a collision-checked sweep of the hulls in PyBullet, capped by priors per kind of part
-   (``limits``), and sets damping / friction presets so parts stay where they are put.
+   (``limits``), and sets damping / friction presets so parts stay where they are put;
+5. cuts the collision hulls back where they overlap parts that move against them (a coarse decomposition of
+   a cabinet body fills its drawer cavities; ``ArticulationConfig.clearance``).
 
 It works the same on ground-truth parts (synthetic assets with their joints stripped, ``strip_joints``) and on
 parts a segmenter predicts. ``metadata["articulation"]`` records, per joint, the reason, the candidate used,
@@ -56,6 +58,7 @@ from seed3d.articulation.limits import (
 from seed3d.asset import Asset, Joint, joint_motion
 from seed3d.errors import InvalidInputError
 from seed3d.physics import PhysicsConfig, get_material, prepare
+from seed3d.physics.collision import clear_moving_parts
 from seed3d.typed import ProgressCallback
 
 logger = logging.getLogger(__name__)
@@ -83,6 +86,9 @@ class ArticulationConfig:
     """Turn every continuous joint a full turn; one that collides becomes a revolute joint over its free range."""
     effort_margin: float = 3.0
     """Effort limits are at least this many times the gravity torque (force) of the moving subtree."""
+    clearance: float | None = 1e-3
+    """Gap (m) the collision hulls keep, at rest, from the parts that move against them once the joints are
+    known (``seed3d.physics.collision.clear_moving_parts``); None leaves the hulls as decomposed."""
 
 
 def strip_joints(asset: Asset) -> Asset:
@@ -260,6 +266,9 @@ def articulate(asset: Asset, reasoner: Reasoner | None = None, config: Articulat
                             "seconds": round(time.perf_counter() - start, 3),
                             "parts": {n: notes[n] for n in order[1:]}}
     out = Asset(work.name, work.parts, joints, meta, joints_known=True)
+    if cfg.clearance is not None:
+        report(0.99, "clearing collision hulls around moving parts")
+        out = clear_moving_parts(out, cfg.clearance, (cfg.physics or PhysicsConfig()).collision)
     report(1.0, "articulated")
     logger.info("%s: %d joints (%d movable) in %.1f s", out.name, len(joints),
                 sum(j.movable for j in joints), time.perf_counter() - start)

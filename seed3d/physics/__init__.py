@@ -48,7 +48,8 @@ def prepare(asset: Asset, config: PhysicsConfig | None = None, force: bool = Fal
     as parts are processed. ``metadata["physics"]`` gets ``warnings`` (strings starting with
     ``part '<name>' collision: `` or ``part '<name>' inertial: ``; earlier warnings about what is not
     recomputed are kept), ``hulls`` (count per part) and ``methods`` (how each part's hulls were made:
-    convex, coacd, hull, or given).
+    convex, coacd, hull, or given); a ``clearance`` entry (``collision.clear_moving_parts``) is kept unless
+    ``force``.
     """
     cfg = config or PhysicsConfig()
     out = asset.copy()
@@ -90,6 +91,8 @@ def prepare(asset: Asset, config: PhysicsConfig | None = None, force: bool = Fal
             warnings.extend(kept)
         hulls[part.name] = len(part.collision)
     out.metadata["physics"] = {"warnings": warnings, "hulls": hulls, "methods": methods}
+    if "clearance" in previous and not force:  # hulls kept, so what clearing them did still holds
+        out.metadata["physics"]["clearance"] = previous["clearance"]
     if progress is not None:
         progress(1.0, "physics ready")
     return out

@@ -30,6 +30,11 @@ our cabinets, shelves and tori; ``mcts_max_depth`` stays 3 (depth 2 made worse c
 Results are cached on disk by ``Mesh.digest()`` + the settings that change the output + the CoACD
 version, so a second run over the same mesh is instant. Cache files are written atomically; a corrupt
 or inconsistent cache file is ignored (logged) and rewritten.
+
+Once the joints are known, ``clear_moving_parts`` cuts the hulls of an asset back where they overlap parts
+that move against them (hull minus hull is a few convex pieces, ``subtract_convex``): a coarse decomposition
+of a carved body fills its drawer and door cavities, and the engines then find the drawer inside the body at
+rest. It runs at the end of articulation.
 """
 
 from __future__ import annotations
@@ -42,13 +47,14 @@ import json
 import logging
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from seed3d.asset import Mesh, atomic_file
+from seed3d.asset import Asset, Mesh, atomic_file, joint_motion
 from seed3d.errors import DependencyError, InvalidInputError
 from seed3d.physics import _geometry as geo
 from seed3d.typed import FloatArray, IntArray
@@ -95,6 +101,9 @@ class CollisionConfig:
     """A closed mesh whose volume is within this fraction of its hull's is used as its hull."""
     max_input_faces: int = 5000
     """Meshes with more faces are quadric-decimated to this many before CoACD (0: never)."""
+    max_cleared_hulls: int = 32
+    """Most hulls a part keeps after ``clear_moving_parts`` cut it around moving parts (at least ``max_hulls``;
+    the pieces merge only where that is cheap, then the smallest are dropped)."""
     seed: int = 0
     """CoACD random seed (decomposition is deterministic for a given seed)."""
     use_coacd: bool = True
@@ -119,6 +128,8 @@ class CollisionConfig:
         for name in ("merge_tolerance", "convex_tolerance"):
             if not 0 <= float(getattr(self, name)) < 1:
                 raise InvalidInputError(f"{name} must lie in [0, 1), got {getattr(self, name)}")
+        if int(self.max_cleared_hulls) < 1:
+            raise InvalidInputError(f"max_cleared_hulls must be ≥ 1, got {self.max_cleared_hulls}")
         if int(self.max_input_faces) < 0:
             raise InvalidInputError(f"max_input_faces must be ≥ 0, got {self.max_input_faces}")
 
@@ -128,7 +139,7 @@ class CollisionConfig:
 
     def output_settings(self) -> dict[str, Any]:
         """The settings that change the decomposition (the cache key's config part)."""
-        skip = {"cache", "cache_dir"}
+        skip = {"cache", "cache_dir", "max_cleared_hulls"}  # the last only matters to clear_moving_parts
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name not in skip}
 
 
@@ -207,11 +218,13 @@ def _thin_box(points: FloatArray) -> tuple[FloatArray, IntArray]:
     return geo.box_mesh(*geo.pca_box(points, MIN_THICKNESS))
 
 
-def _merge(pieces: list[FloatArray], tolerance: float, max_hulls: int) -> list[FloatArray]:
+def _merge(pieces: list[FloatArray], tolerance: float, max_hulls: int,
+           allowed: Callable[[FloatArray], bool] | None = None) -> list[FloatArray]:
     """Greedy pairwise merging of hull point sets (see module docstring); returns hull vertex sets.
 
     Only pairs whose bounding boxes touch (within 1 % of the mesh size) are candidates, unless the
-    count still exceeds ``max_hulls`` with no such pair left, in which case all pairs are.
+    count still exceeds ``max_hulls`` with no such pair left, in which case all pairs are. A merged hull
+    that ``allowed`` (given its points) rejects is never made.
     """
     from scipy.spatial import ConvexHull, QhullError
 
@@ -269,6 +282,8 @@ def _merge(pieces: list[FloatArray], tolerance: float, max_hulls: int) -> list[F
         try:
             h = ConvexHull(merged)
         except (QhullError, ValueError):
+            continue
+        if allowed is not None and not allowed(merged[h.vertices]):
             continue
         pts.append(merged[h.vertices])
         vols.append(float(h.volume))
@@ -522,3 +537,268 @@ def _decompose(mesh: Mesh, cfg: CollisionConfig) -> CollisionResult:
     if not hulls:
         return _fallback(vertices, cfg, warnings, "CoACD returned no usable hulls")
     return CollisionResult([Mesh(*h) for h in hulls], "coacd", warnings)
+
+
+# --------------------------------------------------------------------------------------------- clearance
+
+#: Overlaps shallower than this (m) are contact, not penetration: left alone.
+CONTACT_DEPTH = 5e-4
+
+
+def _normalised_planes(points: FloatArray) -> FloatArray | None:
+    """Unit outward planes (n, d), n·x ≤ d inside, of the convex hull of ``points``; None when it is flat."""
+    hull = geo.convex_hull(points)
+    return None if hull is None else geo.face_planes(*hull)
+
+
+def _deepest_point(planes: FloatArray) -> tuple[FloatArray, float]:
+    """Centre and radius of the largest ball inside {x : n·x ≤ d} (unit n); a negative radius: empty."""
+    from scipy.optimize import linprog
+
+    a = np.concatenate([planes[:, :3], np.ones((len(planes), 1))], axis=1)
+    res = linprog(np.array([0.0, 0.0, 0.0, -1.0]), A_ub=a, b_ub=planes[:, 3], bounds=[(None, None)] * 3 + [(None, 1.0)],
+                  method="highs")
+    if res.status != 0 or res.x is None:
+        return np.zeros(3), -np.inf
+    return np.asarray(res.x[:3]), float(res.x[3])
+
+
+def penetration_bound(a: FloatArray, b: FloatArray) -> float:
+    """How far the convex hulls of point sets ``a`` and ``b`` overlap along the face normal where they overlap least.
+
+    An upper bound on the distance that separates them (the separating-axis test over both hulls' face normals,
+    without the edge-edge axes); negative when a face plane separates them.
+    """
+    normals = [p[:, :3] for p in (_normalised_planes(a), _normalised_planes(b)) if p is not None]
+    if len(normals) < 2:
+        return -np.inf
+    n = np.concatenate(normals)
+    pa, pb = a @ n.T, b @ n.T
+    overlap = np.minimum(pa.max(axis=0) - pb.min(axis=0), pb.max(axis=0) - pa.min(axis=0))
+    return float(overlap.min())
+
+
+def subtract_convex(hull: FloatArray, obstacle: FloatArray, margin: float,
+                    min_radius: float = CONTACT_DEPTH) -> list[FloatArray]:
+    """Convex pieces (vertex sets) of the hull of ``hull`` outside the hull of ``obstacle`` grown by ``margin``.
+
+    A convex set minus a convex polytope with planes p1 … pk is the disjoint union of the pieces
+    {outside p_i, inside p_1 … p_(i-1)}; only planes that cut the hull make pieces. Pieces whose inscribed ball is
+    smaller than ``min_radius`` (slivers) are dropped. The hull itself comes back when the two do not overlap.
+    """
+    pa, pb = _normalised_planes(hull), _normalised_planes(obstacle)
+    if pa is None or pb is None:
+        return [hull]
+    pb = pb.copy()
+    pb[:, 3] += margin
+    if _deepest_point(np.concatenate([pa, pb]))[1] <= 0:
+        return [hull]
+    excess = (hull @ pb[:, :3].T - pb[:, 3]).max(axis=0)
+    cutting = np.argsort(-excess, kind="stable")
+    cutting = cutting[excess[cutting] > 0]
+    pieces: list[FloatArray] = []
+    inside: list[FloatArray] = []
+    for i in cutting:
+        flipped = -pb[i][None, :]
+        planes = np.concatenate([pa, flipped, *(p[None, :] for p in inside)])
+        centre, radius = _deepest_point(planes)
+        inside.append(pb[i])
+        if radius < min_radius:
+            continue
+        corners = geo._intersect(planes, centre)
+        piece = None if corners is None else geo.convex_hull(corners)
+        if piece is not None:
+            pieces.append(piece[0])
+    return pieces
+
+
+def _boxes_overlap(a: FloatArray, b: FloatArray, margin: float) -> bool:
+    return bool(np.all(a.min(axis=0) <= b.max(axis=0) + margin) and np.all(b.min(axis=0) <= a.max(axis=0) + margin))
+
+
+def clear_of(hulls: list[FloatArray], obstacles: list[FloatArray], margin: float,
+             depth: float = CONTACT_DEPTH) -> tuple[list[FloatArray], bool]:
+    """``hulls`` (vertex sets) cut back to ``margin`` outside every obstacle they overlap deeper than ``depth``.
+
+    Returns the pieces and whether anything was cut.
+    """
+    out, changed = list(hulls), False
+    for obstacle in obstacles:
+        nxt: list[FloatArray] = []
+        for h in out:
+            if _boxes_overlap(h, obstacle, margin) and penetration_bound(h, obstacle) > depth:
+                nxt.extend(subtract_convex(h, obstacle, margin, depth))
+                changed = True
+            else:
+                nxt.append(h)
+        out = nxt
+    return out, changed
+
+
+def _hull_volume(points: FloatArray) -> float:
+    hull = geo.convex_hull(points)
+    return 0.0 if hull is None else geo.signed_volume(*hull)
+
+
+def _moving_subtree(asset: Asset, name: str) -> list[str]:
+    """``name`` and every part below it in the joint tree."""
+    out, stack = [], [name]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        stack.extend(j.child for j in asset.children(n))
+    return out
+
+
+#: Joint values across a revolute joint's range at which merged hulls must stay clear of its moving parts.
+_RANGE_STEPS = 8
+#: Surface samples per part for telling whether a drawer's path runs through the true mesh of what it slides in.
+_PATH_SAMPLES = 4000
+
+
+def _paths(joint: Any, hulls: list[FloatArray]) -> list[FloatArray]:
+    """``hulls`` (at rest) over the joint's range: swept hulls for a prismatic joint, posed copies otherwise."""
+    if joint.type == "prismatic":
+        ends = [joint_motion("prismatic", joint.axis, joint.origin, v)[:3, 3] for v in (joint.lower, joint.upper)]
+        return [np.concatenate([h + ends[0], h, h + ends[1]]) for h in hulls]
+    if joint.type == "continuous":
+        values = np.linspace(0.0, 2 * np.pi, _RANGE_STEPS, endpoint=False)
+    else:
+        values = np.linspace(joint.lower, joint.upper, _RANGE_STEPS)
+    out = []
+    for v in values:
+        m = joint_motion(joint.type, joint.axis, joint.origin, float(v))
+        out.extend(h @ m[:3, :3].T + m[:3, 3] for h in hulls)
+    return out
+
+
+def _inside(points: FloatArray, hull: FloatArray, grow: float) -> FloatArray:
+    """Which ``points`` lie inside the convex hull of ``hull`` grown by ``grow`` (negative: shrunk)."""
+    planes = _normalised_planes(hull)
+    if planes is None:
+        return np.zeros(len(points), bool)
+    return np.asarray((points @ planes[:, :3].T - planes[:, 3] - grow).max(axis=1) < 0)
+
+
+def _path_is_free(swept: list[FloatArray], rest: list[FloatArray], surfaces: list[FloatArray], margin: float) -> bool:
+    """No point of the still parts' true surfaces lies on the sweep (beyond ``margin``) outside the rest pose."""
+    for points in surfaces:
+        if not len(points):
+            continue
+        on_path = np.zeros(len(points), bool)
+        for h in swept:
+            on_path |= _inside(points, h, -margin)
+        if not on_path.any():
+            continue
+        candidates = points[on_path]
+        at_rest = np.zeros(len(candidates), bool)
+        for h in rest:
+            at_rest |= _inside(candidates, h, margin)
+        if not at_rest.all():
+            return False
+    return True
+
+
+def _cut(hulls: list[FloatArray], obstacles: list[FloatArray], paths: list[FloatArray], margin: float,
+         cfg: CollisionConfig, prefix: str, warnings: list[str]) -> list[tuple[FloatArray, IntArray]] | None:
+    """``hulls`` cut back from ``obstacles`` and merged where the merged hull stays off ``paths``; None when nothing
+    was cut, [] when nothing is left."""
+    pieces, changed = clear_of(hulls, obstacles, margin)
+    if not changed:
+        return None
+    if not pieces:
+        return []
+
+    def clear(points: FloatArray) -> bool:
+        return all(not _boxes_overlap(points, o, 0.0) or penetration_bound(points, o) <= CONTACT_DEPTH for o in paths)
+
+    # only cheap merges: a forced one grows a hull into the parts around it
+    merged = _merge(pieces, cfg.merge_tolerance, len(pieces), allowed=clear)
+    out = [h for h in (_hull(p, cfg.max_hull_vertices, cfg.max_hull_polygons) for p in merged) if h is not None]
+    cap = max(cfg.max_hulls, cfg.max_cleared_hulls)
+    if len(out) > cap:
+        volumes = [geo.signed_volume(*h) for h in out]
+        keep = sorted(np.argsort(volumes, kind="stable")[::-1][:cap])
+        dropped = 1.0 - sum(volumes[i] for i in keep) / max(sum(volumes), 1e-300)
+        warnings.append(prefix + f"clearing moving parts left {len(out)} hulls; the {len(out) - cap} smallest "
+                        f"({100 * dropped:.2g} % of the volume) were dropped to keep {cap}")
+        out = [out[i] for i in keep]
+    return out
+
+
+def clear_moving_parts(asset: Asset, margin: float = 1e-3, config: CollisionConfig | None = None) -> Asset:
+    """A copy of ``asset`` whose collision hulls stay ``margin`` clear of the parts that move against them.
+
+    A coarse decomposition of a carved part (a cabinet body with drawer and door cavities) fills the cavities,
+    so the parts in them overlap it at rest. For every movable joint, the hulls of the parts outside its moving
+    subtree are cut back (``subtract_convex``) around the hulls inside it wherever they overlap deeper than
+    ``CONTACT_DEPTH``: what moves keeps its shape, what it moves against loses the overlap (siblings both do).
+    Around a prismatic joint's parts the cut follows their sweep over the joint's range when no still part's
+    true surface lies on that sweep (a drawer's path through its cavity); otherwise, and for turning joints,
+    only the rest pose is cut, so a joint that moves into real geometry still does. The pieces merge again
+    only where that adds under ``config.merge_tolerance`` of volume and the merged hull stays clear of the
+    moving parts across their range; beyond ``config.max_cleared_hulls`` the smallest are dropped, with a
+    warning. A part that lies wholly inside parts moving against it keeps its hulls and those parts are cut
+    around it instead.
+    ``metadata["physics"]["clearance"]`` lists, per changed part, hull count and hull volume before and after.
+    """
+    cfg = config or CollisionConfig()
+    out = asset.copy()
+    original = {p.name: [np.asarray(h.vertices, np.float64) for h in p.collision] for p in out.parts}
+    obstacles: dict[str, dict[int, FloatArray]] = {}
+    paths: dict[str, list[FloatArray]] = {}
+    against: dict[str, dict[str, None]] = {}
+    surfaces: dict[str, FloatArray] = {}
+    for j in out.joints:
+        if not j.movable:
+            continue
+        moving = _moving_subtree(out, j.child)
+        still = [p for p in out.parts if p.name not in moving]
+        rest = [h for name in moving for h in original.get(name, [])]
+        swept = _paths(j, rest)
+        cut = rest
+        if j.type == "prismatic":
+            for p in still:
+                if p.name not in surfaces:
+                    surfaces[p.name] = p.mesh.sample_surface(_PATH_SAMPLES, seed=0)[0] if len(p.mesh.faces) else \
+                        np.zeros((0, 3))
+            if _path_is_free(swept, rest, [surfaces[p.name] for p in still], margin):
+                cut = swept
+        for p in still:
+            obstacles.setdefault(p.name, {}).update({id(h): h for h in cut})
+            paths.setdefault(p.name, []).extend(swept)
+            against.setdefault(p.name, {}).update(dict.fromkeys(moving))
+    physics = dict(out.metadata.get("physics") or {})
+    warnings = list(physics.get("warnings", []))
+    cuts: dict[str, list[tuple[FloatArray, IntArray]]] = {}
+    for part in out.parts:
+        if part.name not in obstacles or not part.collision:
+            continue
+        prefix = f"part {part.name!r} collision: "
+        result = _cut(original[part.name], list(obstacles[part.name].values()), paths[part.name], margin, cfg,
+                      prefix, warnings)
+        if result is None:
+            continue
+        if result:
+            cuts[part.name] = result
+            continue
+        # swallowed by what moves against it: cut those parts around it instead
+        warnings.append(prefix + "lies inside parts that move against it; those are cut around it")
+        mine = original[part.name]
+        for other in against[part.name]:
+            base = [h[0] for h in cuts[other]] if other in cuts else original.get(other, [])
+            again = _cut(base, mine, mine, margin, cfg, f"part {other!r} collision: ", warnings)
+            if again:
+                cuts[other] = again
+    report: dict[str, dict[str, Any]] = {}
+    for part in out.parts:
+        if part.name in cuts:
+            part.collision = [Mesh(*h) for h in cuts[part.name]]
+            report[part.name] = {"hulls_before": len(original[part.name]), "hulls_after": len(part.collision),
+                                 "volume_before": round(sum(_hull_volume(v) for v in original[part.name]), 9),
+                                 "volume_after": round(sum(_hull_volume(h.vertices) for h in part.collision), 9)}
+    physics["warnings"] = warnings
+    physics["hulls"] = {p.name: len(p.collision) for p in out.parts}
+    physics["clearance"] = {"margin": margin, "parts": report}
+    out.metadata["physics"] = physics
+    return out

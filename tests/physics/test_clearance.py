@@ -1,0 +1,125 @@
+"""Clearing collision hulls around moving parts: convex subtraction, drawer cavities, blocked paths, validation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from seed3d.asset import Asset, Joint, Mesh, Part
+from seed3d.export import export_asset
+from seed3d.physics import _geometry as geo
+from seed3d.physics.collision import (
+    CollisionConfig,
+    clear_moving_parts,
+    penetration_bound,
+    subtract_convex,
+)
+from seed3d.physics.validate import validate_path
+from seed3d.synth.primitives import box, difference
+
+
+def _box_points(lo: list[float], hi: list[float]) -> np.ndarray:
+    return np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])], float)
+
+
+def _volume(points: np.ndarray) -> float:
+    hull = geo.convex_hull(points)
+    assert hull is not None
+    return geo.signed_volume(*hull)
+
+
+def test_penetration_bound_measures_overlap_and_gap() -> None:
+    a = _box_points([0, 0, 0], [1, 1, 1])
+    assert penetration_bound(a, _box_points([0.9, 0, 0], [2, 1, 1])) == pytest.approx(0.1)
+    assert penetration_bound(a, _box_points([1.2, 0, 0], [2, 1, 1])) == pytest.approx(-0.2)
+
+
+def test_subtract_convex_leaves_disjoint_pieces_outside_the_grown_obstacle() -> None:
+    cube = _box_points([0, 0, 0], [1, 1, 1])
+    corner = _box_points([0.6, 0.6, 0.6], [1.5, 1.5, 1.5])
+    margin = 0.01
+    pieces = subtract_convex(cube, corner, margin)
+    assert 1 < len(pieces) <= 3
+    for p in pieces:
+        assert penetration_bound(p, corner) <= -margin + 1e-9
+    # the pieces fill the cube but for the corner grown by the margin
+    assert sum(_volume(p) for p in pieces) == pytest.approx(1 - 0.41 ** 3, rel=1e-6)
+
+
+def test_subtract_convex_keeps_a_hull_it_does_not_touch() -> None:
+    cube = _box_points([0, 0, 0], [1, 1, 1])
+    (piece,) = subtract_convex(cube, _box_points([1.5, 0, 0], [2, 1, 1]), 0.01)
+    assert piece is cube
+
+
+def _cabinet(axis: tuple[float, float, float] = (1.0, 0.0, 0.0)) -> Asset:
+    """A carved cabinet body whose single coarse hull fills its drawer cavity, and the drawer in the cavity."""
+    body_mesh = difference(box([0, 0, 0], [0.4, 0.5, 0.3]), box([0.02, 0.02, 0.02], [0.45, 0.48, 0.28]))
+    drawer_mesh = box([0.023, 0.023, 0.023], [0.4, 0.477, 0.277])
+    hull = geo.convex_hull(body_mesh.vertices)
+    assert hull is not None
+    body = Part("body", body_mesh, label="body", collision=[Mesh(*hull)])
+    drawer = Part("drawer", drawer_mesh, label="drawer", collision=[Mesh(*geo.convex_hull(drawer_mesh.vertices))])
+    joint = Joint("drawer_slide", "prismatic", "body", "drawer", axis=np.array(axis), lower=0.0, upper=0.3)
+    return Asset("cabinet", [body, drawer], [joint])
+
+
+def _worst(asset: Asset, moved: np.ndarray | None = None) -> float:
+    drawer = asset.part("drawer").collision[0].vertices + (0 if moved is None else moved)
+    return max(penetration_bound(h.vertices, drawer) for h in asset.part("body").collision)
+
+
+def test_a_drawer_slot_is_cleared_along_the_drawer_path() -> None:
+    asset = _cabinet()
+    assert _worst(asset) > 0.2  # the coarse hull swallows the drawer
+    cleared = clear_moving_parts(asset, margin=1e-3, config=CollisionConfig(max_hulls=16))
+    assert _worst(cleared) <= -1e-3 + 1e-9
+    assert _worst(cleared, np.array([0.3, 0.0, 0.0])) <= 0.0  # pulled out, it still meets nothing
+    body = cleared.part("body").collision
+    # the walls keep their collision: the back panel, the floor and a side are still covered
+    for point in ([0.01, 0.25, 0.15], [0.2, 0.25, 0.01], [0.2, 0.01, 0.15]):
+        assert any(geo.max_excess(np.array([point]), h.vertices, h.faces) == 0 for h in body)
+    info = cleared.metadata["physics"]["clearance"]["parts"]["body"]
+    assert info["hulls_before"] == 1 and info["hulls_after"] == len(body) > 1
+    assert asset.part("body").collision[0].vertices.shape == (8, 3)  # the input is not changed
+
+
+def test_a_drawer_that_slides_into_a_wall_is_only_cleared_at_rest() -> None:
+    cleared = clear_moving_parts(_cabinet(axis=(0.0, 1.0, 0.0)), margin=1e-3, config=CollisionConfig(max_hulls=16))
+    assert _worst(cleared) <= 0.0
+    # its path runs through the true side wall: the collision there stays, so the sweep still finds it
+    assert _worst(cleared, np.array([0.0, 0.1, 0.0])) > 0.01
+
+
+def test_a_part_inside_a_moving_part_cuts_that_part_instead() -> None:
+    base = box([0, 0, 0], [0.3, 0.2, 0.01])
+    lid = box([0, 0, 0.011], [0.3, 0.2, 0.03])
+    plate = box([0.1, 0.05, 0.015], [0.2, 0.15, 0.016])  # 1 mm thin, inside the lid's slab
+    parts = [Part(n, m, collision=[Mesh(*geo.convex_hull(m.vertices))]) for n, m in
+             (("base", base), ("lid", lid), ("plate", plate))]
+    joints = [Joint("lid_hinge", "revolute", "base", "lid", origin=np.array([0.0, 0.1, 0.011]),
+                    axis=np.array([0.0, -1.0, 0.0]), lower=0.0, upper=1.5),
+              Joint("plate_mount", "fixed", "base", "plate")]
+    cleared = clear_moving_parts(Asset("box", parts, joints), config=CollisionConfig(max_hulls=16))
+    plate_hull = cleared.part("plate").collision[0].vertices
+    assert np.allclose(plate_hull, parts[2].collision[0].vertices)
+    assert max(penetration_bound(h.vertices, plate_hull) for h in cleared.part("lid").collision) <= 0.0
+    assert any("lies inside parts that move against it" in w for w in cleared.metadata["physics"]["warnings"])
+
+
+def test_a_cleared_cabinet_passes_the_engines_clearance_checks(tmp_path: Path) -> None:
+    def checks(asset: Asset, name: str) -> dict[str, str]:
+        root = tmp_path / name
+        asset.save(root)
+        export_asset(asset, root, ("urdf",))
+        report = validate_path(root)
+        return {c.name: c.status for c in report.checks if c.name in ("urdf.interpenetration", "urdf.sweep")}
+
+    from seed3d.physics import prepare
+
+    asset = prepare(_cabinet())
+    assert set(checks(asset, "coarse").values()) == {"fail"}
+    cleared = clear_moving_parts(asset, config=CollisionConfig(max_hulls=16))
+    assert set(checks(cleared, "cleared").values()) == {"pass"}
