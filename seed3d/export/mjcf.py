@@ -5,7 +5,8 @@ orientation); the root body has a ``<freejoint/>`` (the object can be dropped). 
 ``<inertial pos mass fullinertia>``, one collision geom per convex hull (group 3, ``contype``/``conaffinity``
 1, friction from the physical material) and one visual geom (group 2, no collision) with a material built
 from the PBR factors and maps (sRGB-encoded ``rgba``, ``metallic``, ``roughness``, base-colour and ORM
-texture layers). Joints carry damping, ``frictionloss``, a small ``armature`` and, when limited, ``range``.
+texture layers). Joints carry damping, ``frictionloss``, a small ``armature``, the effort limit as
+``actuatorfrcrange`` (what drives may apply, as URDF's ``effort``) and, when limited, ``range``.
 Each child/parent body pair gets a ``<contact><exclude>``. ``compiler angle="radian" inertiafromgeom="false"``
 and no ``meshdir`` (file paths already start with ``meshes/``).
 """
@@ -59,7 +60,8 @@ def build_mjcf(asset: Asset, files: dict[str, LinkFiles]) -> str:
         elif joint.movable:
             attrs = {"name": joint.name, "type": _MJ_TYPE[joint.type], "pos": "0 0 0",
                      "axis": fvec(joint.unit_axis), "damping": fnum(joint.damping),
-                     "frictionloss": fnum(joint.friction), "armature": fnum(ARMATURE)}
+                     "frictionloss": fnum(joint.friction), "armature": fnum(ARMATURE),
+                     "actuatorfrclimited": "true", "actuatorfrcrange": f"{fnum(-joint.effort)} {fnum(joint.effort)}"}
             if joint.type == "continuous":
                 attrs["limited"] = "false"
             else:

@@ -76,6 +76,7 @@ def test_joints_in_the_world_at_rest(which: str, cabinet: Asset, cabinet_xml: Pa
         assert mj.damping[0] == pytest.approx(joint.damping)
         assert mj.frictionloss[0] == pytest.approx(joint.friction)
         assert 0 < mj.armature[0] <= 0.01 and mj.armature[0] == pytest.approx(ARMATURE)
+        assert model.jnt_actfrclimited[jid] and np.allclose(model.jnt_actfrcrange[jid], [-joint.effort, joint.effort])
         if joint.type == "continuous":
             assert not model.jnt_limited[jid]
         else:
