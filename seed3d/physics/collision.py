@@ -43,8 +43,10 @@ import contextlib
 import dataclasses
 import hashlib
 import heapq
+import itertools
 import json
 import logging
+import math
 import os
 import time
 from collections.abc import Callable
@@ -650,26 +652,35 @@ def _moving_subtree(asset: Asset, name: str) -> list[str]:
     return out
 
 
-#: Joint values across a revolute joint's range at which merged hulls must stay clear of its moving parts.
-_RANGE_STEPS = 8
-#: Surface samples per part for telling whether a drawer's path runs through the true mesh of what it slides in.
+#: Poses of a continuous joint's moving parts, over a full turn, that merged hulls must stay clear of.
+_TURN_STEPS = 8
+#: Largest turn (rad) between the poses whose joint hulls stand for a revolute joint's swing: the arc between two
+#: poses bulges past their joint hull by r·(1 − cos(step / 2)), 0.5 mm at 0.5 m from the axis.
+_SWING_STEP = math.radians(5.0)
+#: Surface samples per part for telling whether a moving part's path runs through the true mesh of what it moves in.
 _PATH_SAMPLES = 4000
 
 
 def _paths(joint: Any, hulls: list[FloatArray]) -> list[FloatArray]:
-    """``hulls`` (at rest) over the joint's range: swept hulls for a prismatic joint, posed copies otherwise."""
+    """``hulls`` (at rest) over the joint's range as convex pieces: for a prismatic joint each hull swept from
+    ``lower`` to ``upper``; for a revolute one the joint hulls of consecutive poses at most ``_SWING_STEP`` apart;
+    for a continuous one posed copies over a turn."""
     if joint.type == "prismatic":
         ends = [joint_motion("prismatic", joint.axis, joint.origin, v)[:3, 3] for v in (joint.lower, joint.upper)]
         return [np.concatenate([h + ends[0], h, h + ends[1]]) for h in hulls]
+
+    def posed(value: float) -> list[FloatArray]:
+        m = joint_motion(joint.type, joint.axis, joint.origin, value)
+        return [h @ m[:3, :3].T + m[:3, 3] for h in hulls]
+
     if joint.type == "continuous":
-        values = np.linspace(0.0, 2 * np.pi, _RANGE_STEPS, endpoint=False)
-    else:
-        values = np.linspace(joint.lower, joint.upper, _RANGE_STEPS)
-    out = []
-    for v in values:
-        m = joint_motion(joint.type, joint.axis, joint.origin, float(v))
-        out.extend(h @ m[:3, :3].T + m[:3, 3] for h in hulls)
-    return out
+        return [h for v in np.linspace(0.0, 2 * np.pi, _TURN_STEPS, endpoint=False) for h in posed(float(v))]
+    steps = max(1, math.ceil(abs(joint.upper - joint.lower) / _SWING_STEP))
+    poses = [posed(float(v)) for v in np.linspace(joint.lower, joint.upper, steps + 1)]
+    if joint.upper == joint.lower:
+        return poses[0]
+    return [np.concatenate([a, b]) for first, second in itertools.pairwise(poses)
+            for a, b in zip(first, second, strict=True)]
 
 
 def _inside(points: FloatArray, hull: FloatArray, grow: float) -> FloatArray:
@@ -733,9 +744,10 @@ def clear_moving_parts(asset: Asset, margin: float = 1e-3, config: CollisionConf
     so the parts in them overlap it at rest. For every movable joint, the hulls of the parts outside its moving
     subtree are cut back (``subtract_convex``) around the hulls inside it wherever they overlap deeper than
     ``CONTACT_DEPTH``: what moves keeps its shape, what it moves against loses the overlap (siblings both do).
-    Around a prismatic joint's parts the cut follows their sweep over the joint's range when no still part's
-    true surface lies on that sweep (a drawer's path through its cavity); otherwise, and for turning joints,
-    only the rest pose is cut, so a joint that moves into real geometry still does. The pieces merge again
+    Around a prismatic or revolute joint's parts the cut follows their sweep over the joint's range when no still
+    part's true surface lies on that sweep (a drawer's path through its cavity, a door's swing past the body's
+    front); otherwise, and for continuous joints, only the rest pose is cut, so a joint that moves into real
+    geometry still does. The pieces merge again
     only where that adds under ``config.merge_tolerance`` of volume and the merged hull stays clear of the
     moving parts across their range; beyond ``config.max_cleared_hulls`` the smallest are dropped, with a
     warning. A part that lies wholly inside parts moving against it keeps its hulls and those parts are cut
@@ -757,7 +769,7 @@ def clear_moving_parts(asset: Asset, margin: float = 1e-3, config: CollisionConf
         rest = [h for name in moving for h in original.get(name, [])]
         swept = _paths(j, rest)
         cut = rest
-        if j.type == "prismatic":
+        if j.type in ("prismatic", "revolute"):
             for p in still:
                 if p.name not in surfaces:
                     surfaces[p.name] = p.mesh.sample_surface(_PATH_SAMPLES, seed=0)[0] if len(p.mesh.faces) else \

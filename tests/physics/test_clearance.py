@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -123,3 +124,30 @@ def test_a_cleared_cabinet_passes_the_engines_clearance_checks(tmp_path: Path) -
     assert set(checks(asset, "coarse").values()) == {"fail"}
     cleared = clear_moving_parts(asset, config=CollisionConfig(max_hulls=16))
     assert set(checks(cleared, "cleared").values()) == {"pass"}
+
+
+def test_a_door_swing_past_an_overhanging_top_is_cleared() -> None:
+    """The hull of a body with an overhanging top covers the space in front of its face; a door hinged there swings
+    through that space, which the true surface leaves free, so the hulls are cut along the swing."""
+    from seed3d.asset import joint_motion
+    from seed3d.synth.primitives import union
+
+    body_mesh = union(box([0, 0, 0], [0.4, 0.5, 0.3]), box([0, 0, 0.3], [0.43, 0.5, 0.32]))
+    door_mesh = box([0.401, 0.01, 0.01], [0.42, 0.49, 0.29])
+    body = Part("body", body_mesh, collision=[Mesh(*geo.convex_hull(body_mesh.vertices))])
+    door = Part("door", door_mesh, label="door", collision=[Mesh(*geo.convex_hull(door_mesh.vertices))])
+    hinge = Joint("door_hinge", "revolute", "body", "door", origin=np.array([0.42, 0.49, 0.0]),
+                  axis=np.array([0.0, 0.0, 1.0]), lower=0.0, upper=1.6)
+    cleared = clear_moving_parts(Asset("cupboard", [body, door], [hinge]), config=CollisionConfig(max_hulls=16))
+
+    def worst(asset: Asset, angle: float) -> float:
+        m = joint_motion("revolute", hinge.axis, hinge.origin, angle)
+        posed = asset.part("door").collision[0].vertices @ m[:3, :3].T + m[:3, 3]
+        return max(penetration_bound(h.vertices, posed) for h in asset.part("body").collision)
+
+    assert worst(Asset("cupboard", [body, door], [hinge]), math.radians(10)) > 0.005
+    for degrees in (0, 2.5, 10, 45, 90):
+        assert worst(cleared, math.radians(degrees)) <= 0.0
+    # the top and the box behind the face keep their collision
+    assert any(geo.max_excess(np.array([[0.42, 0.25, 0.31]]), h.vertices, h.faces) == 0
+               for h in cleared.part("body").collision)
