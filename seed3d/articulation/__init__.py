@@ -10,10 +10,11 @@
    box edges and axes, symmetry axes of revolved parts, principal axes) and lets a ``Reasoner`` pick the joint
    type, axis, pivot and opening direction (``infer.RuleReasoner`` by default, ``infer.VLMReasoner`` for a
    vision-language model's JSON answers);
-4. fits limits with a collision-checked sweep of the hulls in PyBullet, capped by priors per kind of part
-   (``limits``), and sets damping / friction presets so parts stay where they are put;
-5. cuts the collision hulls back where they overlap parts that move against them (a coarse decomposition of
-   a cabinet body fills its drawer cavities; ``ArticulationConfig.clearance``).
+4. cuts the collision hulls back where they overlap parts that move against them, each decided joint taken
+   over the widest range its sweep will try (a coarse decomposition of a cabinet body fills its drawer
+   cavities; ``ArticulationConfig.clearance``, ``seed3d.physics.collision.clear_moving_parts``);
+5. fits limits with a collision-checked sweep of those hulls in PyBullet, capped by priors per kind of part
+   (``limits``), and sets damping / friction presets so parts stay where they are put.
 
 It works the same on ground-truth parts (synthetic assets with their joints stripped, ``strip_joints``) and on
 parts a segmenter predicts. ``metadata["articulation"]`` records, per joint, the reason, the candidate used,
@@ -87,8 +88,9 @@ class ArticulationConfig:
     effort_margin: float = 3.0
     """Effort limits are at least this many times the gravity torque (force) of the moving subtree."""
     clearance: float | None = 1e-3
-    """Gap (m) the collision hulls keep, at rest, from the parts that move against them once the joints are
-    known (``seed3d.physics.collision.clear_moving_parts``); None leaves the hulls as decomposed."""
+    """Gap (m) the collision hulls keep from the parts that move against them, cut once the joints are decided
+    and before their limits are swept (``seed3d.physics.collision.clear_moving_parts``); None leaves the hulls
+    as decomposed."""
 
 
 def strip_joints(asset: Asset) -> Asset:
@@ -131,31 +133,24 @@ def _subtree_mass(asset: Asset, names: list[str]) -> tuple[float, np.ndarray]:
     return m, (c / m if m > 0 else np.zeros(3))
 
 
-def _limits(work: Asset, scene: CollisionScene, parents: dict[str, str], name: str, d: Decision,
-            cfg: ArticulationConfig) -> tuple[Decision, float, float, SweepResult, str]:
-    """Limits of one decided joint (a continuous joint that cannot turn becomes revolute)."""
+@dataclass
+class _Stops:
+    """How far a decided prismatic or revolute joint is swept each way, and the prior and caps that fit it."""
+
+    prior: LimitPrior
+    up: float
+    lo: float
+    step: float
+    cap_up: float | None
+    cap_lo: float | None
+    note: str
+
+
+def _stops(work: Asset, parents: dict[str, str], name: str, d: Decision, cfg: ArticulationConfig) -> _Stops:
+    """The sweep range of a prismatic or revolute decision: its prior's caps (a drawer: a share of the length it
+    has inside its parent), the reasoner's own limits, the turn cap."""
     lcfg = cfg.limits
-    moving = subtree(parents, name)
     note = ""
-    if d.type == "fixed":
-        return d, 0.0, 0.0, SweepResult(), note
-    if d.type == "continuous":
-        sweep = SweepResult()
-        if cfg.check_spin:
-            # the ground is left out: a wheel rolls on it (its polygonal hull dips a little as it turns)
-            v, hit = scene.first_contact(moving, lambda a: _motion(d, a), 2 * math.pi, lcfg.spin_check_step,
-                                         lcfg.tolerance, lcfg.bisections, ground=False)
-            if hit is not None:
-                sweep.spin_blocked = v
-                note = f"cannot turn a full turn (hits {hit[1]} at {math.degrees(v):.0f}°): revolute instead"
-                d = Decision("revolute", d.axis, d.origin, d.candidate, "free", d.preset, d.reason + "; " + note)
-                sweep2 = sweep_joint(scene, moving, "revolute", d.axis, d.origin, lcfg.max_turn, lcfg.max_turn,
-                                     lcfg, lcfg.angle_step)
-                sweep2.spin_blocked = v
-                lower, upper = fit_limits(LimitPrior(lcfg.max_turn, lower=-lcfg.max_turn), sweep2, True,
-                                          config=lcfg)
-                return d, lower, upper, sweep2, note
-        return d, 0.0, 0.0, sweep, note
     prior = LIMIT_PRIORS.get(d.limits or "free", LIMIT_PRIORS["free"])
     rotational = d.type == "revolute"
     cap_up: float | None = None
@@ -184,9 +179,55 @@ def _limits(work: Asset, scene: CollisionScene, parents: dict[str, str], name: s
         step = lcfg.angle_step
     else:
         step = max(0.002, max(up_stop, lo_stop) / 20)
-    sweep = sweep_joint(scene, moving, d.type, d.axis, d.origin, up_stop, lo_stop, lcfg, step)
-    lower, upper = fit_limits(prior, sweep, rotational, cap_up, cap_lo, lcfg)
-    return d, lower, upper, sweep, note
+    return _Stops(prior, up_stop, lo_stop, step, cap_up, cap_lo, note)
+
+
+def _limits(work: Asset, scene: CollisionScene, parents: dict[str, str], name: str, d: Decision,
+            cfg: ArticulationConfig) -> tuple[Decision, float, float, SweepResult, str]:
+    """Limits of one decided joint (a continuous joint that cannot turn becomes revolute)."""
+    lcfg = cfg.limits
+    moving = subtree(parents, name)
+    note = ""
+    if d.type == "fixed":
+        return d, 0.0, 0.0, SweepResult(), note
+    if d.type == "continuous":
+        sweep = SweepResult()
+        if cfg.check_spin:
+            # the ground is left out: a wheel rolls on it (its polygonal hull dips a little as it turns)
+            v, hit = scene.first_contact(moving, lambda a: _motion(d, a), 2 * math.pi, lcfg.spin_check_step,
+                                         lcfg.tolerance, lcfg.bisections, ground=False)
+            if hit is not None:
+                sweep.spin_blocked = v
+                note = f"cannot turn a full turn (hits {hit[1]} at {math.degrees(v):.0f}°): revolute instead"
+                d = Decision("revolute", d.axis, d.origin, d.candidate, "free", d.preset, d.reason + "; " + note)
+                sweep2 = sweep_joint(scene, moving, "revolute", d.axis, d.origin, lcfg.max_turn, lcfg.max_turn,
+                                     lcfg, lcfg.angle_step)
+                sweep2.spin_blocked = v
+                lower, upper = fit_limits(LimitPrior(lcfg.max_turn, lower=-lcfg.max_turn), sweep2, True,
+                                          config=lcfg)
+                return d, lower, upper, sweep2, note
+        return d, 0.0, 0.0, sweep, note
+    st = _stops(work, parents, name, d, cfg)
+    sweep = sweep_joint(scene, moving, d.type, d.axis, d.origin, st.up, st.lo, lcfg, st.step)
+    lower, upper = fit_limits(st.prior, sweep, d.type == "revolute", st.cap_up, st.cap_lo, lcfg)
+    return d, lower, upper, sweep, st.note
+
+
+def _cleared(work: Asset, parents: dict[str, str], decisions: dict[str, Decision], cfg: ArticulationConfig,
+             margin: float) -> Asset:
+    """``work`` with its collision hulls cut back around the parts that move against them
+    (``clear_moving_parts``), each decided joint taken over the widest range its sweep will try."""
+    joints = []
+    for name, d in decisions.items():
+        lower = upper = 0.0
+        if d.type in ("revolute", "prismatic"):
+            st = _stops(work, parents, name, d, cfg)
+            lower, upper = -st.lo, st.up
+        joints.append(Joint(f"{name}_joint", d.type, parents[name], name, origin=d.origin, axis=d.axis,
+                            lower=lower, upper=upper))
+    provisional = Asset(work.name, work.parts, joints, work.metadata, joints_known=True)
+    cleared = clear_moving_parts(provisional, margin, (cfg.physics or PhysicsConfig()).collision)
+    return Asset(work.name, cleared.parts, [], cleared.metadata, joints_known=False)
 
 
 def _motion(d: Decision, value: float) -> np.ndarray:
@@ -237,8 +278,12 @@ def articulate(asset: Asset, reasoner: Reasoner | None = None, config: Articulat
             decisions[name] = reasoner.decide(ctx)
             notes[name] = {"candidates": len(ctx.candidates),
                            "contact": None if ctx.contact is None else ctx.contact.summary()}
+    if cfg.clearance is not None:
+        report(0.7, "clearing collision hulls around moving parts")
+        work = _cleared(work, parents, decisions, cfg, cfg.clearance)
+    with CollisionScene(work, ground=cfg.limits.ground) as scene:
         for i, name in enumerate(order[1:]):
-            report(0.7 + 0.3 * i / max(len(order) - 1, 1), f"limits of {name}")
+            report(0.72 + 0.28 * i / max(len(order) - 1, 1), f"limits of {name}")
             d, lower, upper, sweep, note = _limits(work, scene, parents, name, decisions[name], cfg)
             if d.type in ("revolute", "prismatic") and upper - lower <= 1e-9:
                 # the sweep leaves no free range (the part is blocked at rest): a joint that cannot move is fixed
@@ -266,9 +311,6 @@ def articulate(asset: Asset, reasoner: Reasoner | None = None, config: Articulat
                             "seconds": round(time.perf_counter() - start, 3),
                             "parts": {n: notes[n] for n in order[1:]}}
     out = Asset(work.name, work.parts, joints, meta, joints_known=True)
-    if cfg.clearance is not None:
-        report(0.99, "clearing collision hulls around moving parts")
-        out = clear_moving_parts(out, cfg.clearance, (cfg.physics or PhysicsConfig()).collision)
     report(1.0, "articulated")
     logger.info("%s: %d joints (%d movable) in %.1f s", out.name, len(joints),
                 sum(j.movable for j in joints), time.perf_counter() - start)

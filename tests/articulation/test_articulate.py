@@ -11,11 +11,12 @@ import pytest
 from seed3d.articulation import ArticulationConfig, articulate, strip_joints
 from seed3d.articulation._geometry import axis_angle, line_distance
 from seed3d.articulation.limits import CollisionScene
-from seed3d.asset import Asset, Joint, joint_motion
+from seed3d.asset import Asset, Joint, Part, joint_motion
 from seed3d.export import export_asset
 from seed3d.physics.validate import validate_path
 from seed3d.synth import generate
 from seed3d.synth.kinematics import intersection_volume
+from seed3d.synth.primitives import box, difference
 from tests.articulation._helpers import FAST, small_cabinet, spinner
 
 
@@ -181,3 +182,19 @@ def test_progress_reaches_one() -> None:
     seen: list[float] = []
     articulate(small_cabinet(), config=FAST, progress=lambda f, m: seen.append(f))
     assert seen[-1] == 1.0 and all(0.0 <= f <= 1.0 for f in seen)
+
+
+def test_a_button_in_a_pocket_the_coarse_hull_fills_still_presses_in() -> None:
+    """A body's single convex hull fills the pocket behind its button, so pressing the button in ran into it and
+    the joint came out fixed. The hulls are cleared around the decided joints before the limits are swept."""
+    body = difference(box([0, 0, 0], [0.3, 0.3, 0.3]), box([0.28, 0.14, 0.14], [0.31, 0.16, 0.16]))
+    button = box([0.285, 0.142, 0.142], [0.305, 0.158, 0.158])  # 5 mm proud of the front, 15 mm deep pocket
+    parts = [Part("body", body, label="body"), Part("button", button, label="button")]
+    coarse = articulate(Asset("panel", parts, joints_known=False),
+                        config=ArticulationConfig(physics=FAST.physics, clearance=None))
+    assert _joint(coarse, "button").type == "fixed"  # what the coarse hull alone allows
+    asset = articulate(Asset("panel", parts, joints_known=False), config=FAST)
+    joint = _joint(asset, "button")
+    assert joint.type == "prismatic" and joint.unit_axis @ np.array([-1.0, 0.0, 0.0]) > 0.99
+    assert joint.upper == pytest.approx(0.003, abs=5e-4)
+    assert "body" in asset.metadata["physics"]["clearance"]["parts"]
