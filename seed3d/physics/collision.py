@@ -747,12 +747,11 @@ def clear_moving_parts(asset: Asset, margin: float = 1e-3, config: CollisionConf
     Around a prismatic or revolute joint's parts the cut follows their sweep over the joint's range when no still
     part's true surface lies on that sweep (a drawer's path through its cavity, a door's swing past the body's
     front); otherwise, and for continuous joints, only the rest pose is cut, so a joint that moves into real
-    geometry still does. The pieces merge again
-    only where that adds under ``config.merge_tolerance`` of volume and the merged hull stays clear of the
-    moving parts across their range; beyond ``config.max_cleared_hulls`` the smallest are dropped, with a
-    warning. A part that lies wholly inside parts moving against it keeps its hulls and those parts are cut
-    around it instead.
-    ``metadata["physics"]["clearance"]`` lists, per changed part, hull count and hull volume before and after.
+    geometry still does. The pieces merge again only where that adds under ``config.merge_tolerance`` of volume
+    and the merged hull stays clear of the moving parts across their range; beyond ``config.max_cleared_hulls``
+    the smallest are dropped, with a warning. A part that lies wholly inside parts moving against it keeps its
+    hulls and those parts are cut around it instead. ``metadata["physics"]["clearance"]`` lists, per changed
+    part, hull count and hull volume before and after.
     """
     cfg = config or CollisionConfig()
     out = asset.copy()
@@ -783,21 +782,20 @@ def clear_moving_parts(asset: Asset, margin: float = 1e-3, config: CollisionConf
     physics = dict(out.metadata.get("physics") or {})
     warnings = list(physics.get("warnings", []))
     cuts: dict[str, list[tuple[FloatArray, IntArray]]] = {}
+    swallowed: list[str] = []
     for part in out.parts:
         if part.name not in obstacles or not part.collision:
             continue
-        prefix = f"part {part.name!r} collision: "
         result = _cut(original[part.name], list(obstacles[part.name].values()), paths[part.name], margin, cfg,
-                      prefix, warnings)
-        if result is None:
-            continue
+                      f"part {part.name!r} collision: ", warnings)
         if result:
             cuts[part.name] = result
-            continue
-        # swallowed by what moves against it: cut those parts around it instead
-        warnings.append(prefix + "lies inside parts that move against it; those are cut around it")
-        mine = original[part.name]
-        for other in against[part.name]:
+        elif result is not None:
+            swallowed.append(part.name)
+    for name in swallowed:  # wholly inside what moves against it: those parts are cut around it instead
+        warnings.append(f"part {name!r} collision: lies inside parts that move against it; those are cut around it")
+        mine = original[name]
+        for other in against[name]:
             base = [h[0] for h in cuts[other]] if other in cuts else original.get(other, [])
             again = _cut(base, mine, mine, margin, cfg, f"part {other!r} collision: ", warnings)
             if again:
