@@ -526,6 +526,15 @@ class Asset:
         """Joints whose parent is ``parent``, in asset order."""
         return [j for j in self.joints if j.parent == parent]
 
+    def subtree(self, part: str) -> list[str]:
+        """``part`` and every part below it in the joint tree."""
+        out, stack = [], [part]
+        while stack:
+            name = stack.pop()
+            out.append(name)
+            stack.extend(j.child for j in self.children(name))
+        return out
+
     def tree_order(self) -> list[str]:
         """Part names, parents before children (depth first from the root; asset order while joints are unknown)."""
         if not self.joints_known:

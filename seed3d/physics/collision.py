@@ -642,16 +642,6 @@ def _hull_volume(points: FloatArray) -> float:
     return 0.0 if hull is None else geo.signed_volume(*hull)
 
 
-def _moving_subtree(asset: Asset, name: str) -> list[str]:
-    """``name`` and every part below it in the joint tree."""
-    out, stack = [], [name]
-    while stack:
-        n = stack.pop()
-        out.append(n)
-        stack.extend(j.child for j in asset.children(n))
-    return out
-
-
 #: Poses of a continuous joint's moving parts, over a full turn, that merged hulls must stay clear of.
 _TURN_STEPS = 8
 #: Largest turn (rad) between the poses whose joint hulls stand for a revolute joint's swing: the arc between two
@@ -763,7 +753,7 @@ def clear_moving_parts(asset: Asset, margin: float = 1e-3, config: CollisionConf
     for j in out.joints:
         if not j.movable:
             continue
-        moving = _moving_subtree(out, j.child)
+        moving = out.subtree(j.child)
         still = [p for p in out.parts if p.name not in moving]
         rest = [h for name in moving for h in original.get(name, [])]
         swept = _paths(j, rest)

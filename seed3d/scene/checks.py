@@ -409,8 +409,6 @@ def _body_front(info: _ObjInfo) -> float:
 
 def _articulation(infos: dict[str, _ObjInfo], size: FloatArray, cfg: CheckConfig
                   ) -> dict[str, dict[str, Any]]:
-    from seed3d.synth.kinematics import subtree
-
     W, D, H = (float(v) for v in size)
     solids: dict[tuple[str, str], Any] = {}
     out: dict[str, dict[str, Any]] = {}
@@ -423,7 +421,7 @@ def _articulation(infos: dict[str, _ObjInfo], size: FloatArray, cfg: CheckConfig
         hits: list[str] = []
         walls = str(asset.metadata.get("category", "")) not in WALL_SWEEP_EXEMPT
         for j in joints:
-            moving = set(subtree(asset, j.child))
+            moving = set(asset.subtree(j.child))
             worst = 0.0
             for v in np.linspace(j.lower, j.upper, cfg.sweep_samples)[1:]:
                 posed = world_meshes(info.obj, {j.name: float(v)})

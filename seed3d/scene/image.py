@@ -37,7 +37,7 @@ def plan_image(scene: Scene, title: str = "", px_per_m: float | None = None) -> 
     from PIL import Image, ImageDraw, ImageFont
 
     from seed3d.scene.solve import OPENING_LABELS
-    from seed3d.synth.kinematics import posed_meshes, subtree
+    from seed3d.synth.kinematics import posed_meshes
 
     W, D, _ = (float(v) for v in scene.size)
     s = px_per_m or max(40.0, min(160.0, 900.0 / W, 700.0 / D))
@@ -70,7 +70,7 @@ def plan_image(scene: Scene, title: str = "", px_per_m: float | None = None) -> 
             if j.type not in ("revolute", "prismatic") or not j.upper > j.lower or \
                     asset.part(j.child).label not in OPENING_LABELS:
                 continue
-            moving = subtree(asset, j.child)
+            moving = asset.subtree(j.child)
             for v in np.linspace(j.lower, j.upper, 5)[1:]:
                 meshes = posed_meshes(asset, {j.name: float(v)})
                 pts = np.concatenate([meshes[n].transformed(pose).vertices for n in moving])

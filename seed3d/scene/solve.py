@@ -143,7 +143,7 @@ class ObjectGeometry:
         """Boxes of every part, swept boxes of openable joints, and the support surface of an ``Asset``."""
         from scipy.spatial import ConvexHull, QhullError
 
-        from seed3d.synth.kinematics import posed_meshes, subtree
+        from seed3d.synth.kinematics import posed_meshes
 
         boxes, footprints = [], []
         for p in asset.parts:
@@ -168,7 +168,7 @@ class ObjectGeometry:
             if asset.part(j.child).label not in opening_labels:
                 continue
             openable += 1
-            moving = subtree(asset, j.child)
+            moving = asset.subtree(j.child)
             values = np.linspace(j.lower, j.upper, 2 if j.type == "prismatic" else max(3, samples))
             for v in values:
                 meshes = posed_meshes(asset, {j.name: float(v)})

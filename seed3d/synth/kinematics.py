@@ -8,28 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from seed3d.asset import Asset, Joint, Mesh
-from seed3d.synth.primitives import _to_manifold, rotation_about, translation
+from seed3d.asset import Asset, Joint, Mesh, joint_motion
+from seed3d.synth.primitives import _to_manifold
 from seed3d.typed import FloatArray
-
-
-def joint_transform(joint: Joint, value: float) -> FloatArray:
-    """4x4 motion of a joint's child (asset frame) when the joint is at ``value`` (rad or m) instead of 0."""
-    if joint.type in ("revolute", "continuous"):
-        return rotation_about(joint.unit_axis, float(value), joint.origin)
-    if joint.type == "prismatic":
-        return translation(joint.unit_axis * float(value))
-    return np.eye(4)
-
-
-def subtree(asset: Asset, part: str) -> list[str]:
-    """``part`` and every part below it in the joint tree."""
-    out, stack = [], [part]
-    while stack:
-        name = stack.pop()
-        out.append(name)
-        stack.extend(j.child for j in asset.children(name))
-    return out
 
 
 def posed_meshes(asset: Asset, values: dict[str, float]) -> dict[str, Mesh]:
@@ -40,7 +21,7 @@ def posed_meshes(asset: Asset, values: dict[str, float]) -> dict[str, Mesh]:
         if j is None:
             world[name] = np.eye(4)
             continue
-        local = joint_transform(j, values.get(j.name, 0.0))
+        local = joint_motion(j.type, j.axis, j.origin, values.get(j.name, 0.0))
         # the joint's origin is given at rest, so compose: parent motion after this joint's own motion
         world[name] = world[j.parent] @ local
     return {p.name: p.mesh.transformed(world[p.name]) for p in asset.parts}
@@ -71,7 +52,7 @@ def interference(asset: Asset, joint_name: str, value: float, tol: float = 1e-9)
     """
     joint = next(j for j in asset.joints if j.name == joint_name)
     meshes = posed_meshes(asset, {joint_name: value})
-    moving = set(subtree(asset, joint.child))
+    moving = set(asset.subtree(joint.child))
     hits = []
     for m in sorted(moving):
         for o in asset.parts:

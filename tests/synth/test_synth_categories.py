@@ -12,7 +12,7 @@ import pytest
 from seed3d.asset import PART_LABELS, Asset
 from seed3d.errors import InvalidInputError
 from seed3d.synth import CATEGORIES, generate, list_categories
-from seed3d.synth.kinematics import interference, joint_test_values, subtree
+from seed3d.synth.kinematics import interference, joint_test_values
 from seed3d.synth.primitives import _to_manifold, is_watertight, signed_volume
 
 SEEDS = (0, 1, 2)
@@ -97,7 +97,7 @@ def test_movable_parts_have_clearance_at_rest(category: str) -> None:
     for seed in SEEDS:
         a = _asset(category, seed)
         for j in (j for j in a.joints if j.movable):
-            moving = set(subtree(a, j.child))
+            moving = set(a.subtree(j.child))
             for m in moving:
                 mm = a.part(m).mesh
                 for o in (o for o in a.parts if o.name not in moving):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from seed3d.asset import Asset, Joint, Part
+from seed3d.asset import Asset, Joint, Part, joint_motion
 from seed3d.synth import generate
 from seed3d.synth.collision import (
     annulus_sectors,
@@ -14,7 +14,7 @@ from seed3d.synth.collision import (
     reduced_hull,
     subtract_prism,
 )
-from seed3d.synth.kinematics import interference, joint_transform, posed_meshes, subtree
+from seed3d.synth.kinematics import interference, posed_meshes
 from seed3d.synth.primitives import box, cylinder, difference, intersection, signed_volume, sphere, union
 
 
@@ -68,17 +68,17 @@ def test_generated_collision_pieces_fit_engine_limits(category: str) -> None:
             assert np.all(h.bounds[0] >= lo - 1e-9) and np.all(h.bounds[1] <= hi + 1e-9)
 
 
-def test_joint_transform_and_interference_catch_a_collision() -> None:
+def test_joint_motion_and_interference_catch_a_collision() -> None:
     hinge = Joint("h", "revolute", "a", "b", origin=[1, 0, 0], axis=[0, 0, 1], lower=0, upper=1)
-    m = joint_transform(hinge, np.pi / 2)
+    m = joint_motion(hinge.type, hinge.axis, hinge.origin, np.pi / 2)
     assert np.allclose((m @ [2, 0, 0, 1])[:3], [1, 1, 0])
     slide = Joint("s", "prismatic", "a", "b", axis=[2, 0, 0])
-    assert np.allclose(joint_transform(slide, 0.3)[:3, 3], [0.3, 0, 0])
+    assert np.allclose(joint_motion(slide.type, slide.axis, slide.origin, 0.3)[:3, 3], [0.3, 0, 0])
     a = Asset("t", [Part("a", box([0, 0, 0], [1, 1, 1])), Part("b", box([1.01, 0, 0], [2, 1, 1])),
                     Part("c", box([1.5, 0.4, 1], [1.6, 0.6, 1.1]))],
               [Joint("s", "prismatic", "a", "b", axis=[1, 0, 0], lower=-0.5, upper=0.5),
                Joint("f", "fixed", "b", "c")])
-    assert subtree(a, "b") == ["b", "c"]
+    assert a.subtree("b") == ["b", "c"]
     assert interference(a, "s", 0.0) == []
     hits = interference(a, "s", -0.2)
     assert [h[:2] for h in hits] == [("b", "a")] and hits[0][2] == pytest.approx(0.19 * 1 * 1)
