@@ -56,7 +56,7 @@ EXPORT_LAYOUT: dict[str, str] = {
 }
 
 
-# --------------------------------------------------------------------------------------------- atomic I/O
+# --------------------------------------------------------------------------------------------- joint motions
 
 
 def rotation(axis: FloatArray, angle: float) -> FloatArray:
@@ -81,6 +81,9 @@ def joint_motion(kind: str, axis: FloatArray, origin: FloatArray, value: float) 
         n = float(np.linalg.norm(a))
         m[:3, 3] = (a / n if n > 1e-15 else a * 0.0) * float(value)
     return m
+
+
+# --------------------------------------------------------------------------------------------- atomic I/O
 
 
 @contextlib.contextmanager
