@@ -34,7 +34,7 @@ or inconsistent cache file is ignored (logged) and rewritten.
 Once the joints are known, ``clear_moving_parts`` cuts the hulls of an asset back where they overlap parts
 that move against them (hull minus hull is a few convex pieces, ``subtract_convex``): a coarse decomposition
 of a carved body fills its drawer and door cavities, and the engines then find the drawer inside the body at
-rest. It runs at the end of articulation.
+rest. Articulation runs it once the joints are decided, before their limits are swept.
 """
 
 from __future__ import annotations
