@@ -10,7 +10,8 @@ A ``Reasoner`` turns a ``PartContext`` (the part, its parent, their contact, the
 free-translation probes) into a ``Decision``: joint type, signed axis (a positive value opens), pivot, which
 candidate it came from, the limit prior and the damping preset. ``RuleReasoner`` is the default, written out
 label by label (drawer → prismatic along its free front direction; door → revolute on the edge away from its
-handle, opening outward; lid → revolute on its back edge; knob, wheel → continuous on the symmetry axis; button →
+handle, opening outward; lid → revolute on its back edge, or continuous when it screws on (fitted over a neck, or
+shaped as a cap: revolved, deep, narrower than what it closes); knob, wheel → continuous on the symmetry axis; button →
 prismatic inward; ...). ``VLMReasoner`` takes a vision-language model's JSON answers instead (no network here:
 the answers are given, or produced by a callable) and validates them.
 """
@@ -437,6 +438,32 @@ def _nearest_axis(ctx: PartContext, direction: FloatArray, max_deg: float = 25.0
     return d
 
 
+def _is_cap(ctx: PartContext, skirt: float = 0.15, narrower: float = 0.95) -> bool:
+    """Whether a lid is a screw cap by its shape alone: a solid of revolution on the parent's centre line, its
+    depth along the axis at least ``skirt`` of its diameter (a hinged or lift-off lid is a plate) and its diameter
+    under ``narrower`` of the parent's width across the axis (it closes a neck, not the whole opening)."""
+    shape, parent = ctx.shape, ctx.parent_shape
+    if shape.symmetry_axis is None or shape.symmetry_centre is None:
+        return False
+    axis = unit(shape.symmetry_axis)
+
+    def spans(sh: Shape) -> tuple[float, float]:
+        """(extent along the axis, widest extent across it) of a shape's surface samples."""
+        pts = sh.samples.points
+        along = pts @ axis
+        across = pts - np.outer(along, axis)
+        width = max(float(np.ptp(across @ unit(np.cross(axis, e)))) for e in np.eye(3)
+                    if np.linalg.norm(np.cross(axis, e)) > 0.5)
+        return float(np.ptp(along)), width
+
+    depth, diameter = spans(shape)
+    _, parent_width = spans(parent)
+    off = parent.box.centre - shape.symmetry_centre
+    off_axis = float(np.linalg.norm(off - float(off @ axis) * axis))
+    return (diameter > 0 and depth >= skirt * diameter and diameter < narrower * parent_width
+            and off_axis < 0.1 * parent_width)
+
+
 def _ball_centre(ctx: PartContext, contact: Contact) -> FloatArray | None:
     """Centre of a ball (or a hub) the part touches its parent with, fitted on growing neighbourhoods of the
     contact patch; None when the part is flat there."""
@@ -480,6 +507,9 @@ class RuleReasoner:
             sleeve = self._sleeve(ctx)
             if sleeve is not None and ctx.shape.symmetric and abs(float(ctx.shape.symmetry_axis @ sleeve)) > 0.95:
                 return self._spin(ctx, "spin", "a round lid fitted over a neck screws on (turns about its axis)")
+            if _is_cap(ctx):
+                return self._spin(ctx, "spin", "a round lid with a deep skirt, narrower than the part it closes, "
+                                               "is a cap: it screws on (turns about its axis)")
             return self._hinge(ctx, "lid")
         if label == "knob":
             if ctx.parent_label in MOVING_PANELS and kind == FLUSH:

@@ -159,10 +159,18 @@ class PartSegmenter(nn.Module, PretrainedMixin):
     def prompt_queries(self, feat: ShapeFeatures, prompt_idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Queries (B, K, W) and positions (B, K, 3) of prompts given as indices (B, K) into the encoded points."""
         pxyz = gather(feat.points, prompt_idx)
-        q = self.prompt_in(torch.cat([gather(feat.point_feat, prompt_idx), self.pe(pxyz)], dim=-1))
+        return self._queries(feat, gather(feat.point_feat, prompt_idx), pxyz), pxyz
+
+    def queries_at(self, feat: ShapeFeatures, xyz: torch.Tensor, normals: torch.Tensor) -> torch.Tensor:
+        """Queries (B, K, W) of prompts at any surface points ``xyz`` with ``normals`` (B, K, 3), not only at
+        encoded ones (a part too small to hold an encoded point can still be prompted)."""
+        return self._queries(feat, self.features_at(feat, xyz, normals), xyz)
+
+    def _queries(self, feat: ShapeFeatures, prompt_feat: torch.Tensor, pxyz: torch.Tensor) -> torch.Tensor:
+        q = self.prompt_in(torch.cat([prompt_feat, self.pe(pxyz)], dim=-1))
         for blk in self.decoder:
             q = blk(q, feat.tokens)
-        return self.query_norm(q), pxyz
+        return self.query_norm(q)
 
     def mask_logits(self, query: torch.Tensor, pxyz: torch.Tensor, xyz: torch.Tensor, point_feat: torch.Tensor
                     ) -> torch.Tensor:

@@ -58,6 +58,10 @@ class SegmentConfig:
     size_prior_weight: float = 0.5
     """Exponent of the model folder's label-size prior (``seed3d.parts.prior``) on the prompts' label
     probabilities when relabelling refined parts (0: ignore it); no effect without one."""
+    label_prompts: int = 2
+    """Refined parts holding fewer prompts than this get more, at faces of their own, before they are relabelled:
+    small parts the farthest-point prompts miss (buttons, knobs) are labelled by the model rather than after the
+    part they were cut from (0: no extra prompts)."""
 
 
 @dataclass
@@ -125,16 +129,13 @@ class Segmenter:
         return torch.as_tensor(np.asarray(a, np.float32), device=self.device)[None]
 
     @torch.no_grad()
-    def _prompted(self, points: np.ndarray, normals: np.ndarray, num_parts: int | None,
-                  edges: tuple[np.ndarray, np.ndarray, np.ndarray] | None
-                  ) -> tuple[ShapeFeatures, torch.Tensor, torch.Tensor, list[str], list[float],
-                             tuple[np.ndarray, np.ndarray]]:
-        """Encode, prompt and suppress: features, kept queries and prompt positions, labels, scores, and every
-        prompt's position and label probabilities."""
-        cfg, model = self.config, self.model
+    def _encode(self, points: np.ndarray, normals: np.ndarray,
+                edges: tuple[np.ndarray, np.ndarray, np.ndarray] | None) -> ShapeFeatures:
+        """The model's encoding of a seeded draw of ``points`` (and ``edges``), normalised frame."""
+        model = self.model
         n_edge = model.config.edge_points if edges is not None else 0
         n = model.config.num_points - n_edge
-        rng = np.random.default_rng(cfg.seed)
+        rng = np.random.default_rng(self.config.seed)
         sel = rng.choice(len(points), n, replace=len(points) < n)
         xyz, nrm, flag = points[sel], normals[sel], np.zeros(n, bool)
         if n_edge and edges is not None:
@@ -142,8 +143,29 @@ class Segmenter:
             xyz = np.concatenate([xyz, edges[0][esel]])
             nrm = np.concatenate([nrm, edges[1][esel]])
             flag = np.concatenate([flag, edges[2][esel]])
-        feat = model.encode(self._tensor(xyz), self._tensor(nrm), torch.as_tensor(flag, device=self.device)[None])
-        k = min(cfg.prompts, n)
+        return model.encode(self._tensor(xyz), self._tensor(nrm), torch.as_tensor(flag, device=self.device)[None])
+
+    def _mesh_inputs(self, shell: Mesh) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]
+                                                 | None, np.ndarray, float]:
+        """Seeded surface (and sharp-edge) samples of ``shell`` in the normalised frame, with that frame."""
+        points, normals, _ = shell.sample_surface(self.model.config.num_points * 4, self.config.seed)
+        offset, scale = normalisation(shell.vertices)
+        edges = None
+        if self.model.config.edge_points:
+            e_pts, e_nrm, e_on = shell.sample_sharp_edges(self.model.config.edge_points * 4, self.config.seed)
+            edges = ((e_pts - offset) * scale, e_nrm, e_on)
+        return (points - offset) * scale, normals, edges, offset, scale
+
+    @torch.no_grad()
+    def _prompted(self, points: np.ndarray, normals: np.ndarray, num_parts: int | None,
+                  edges: tuple[np.ndarray, np.ndarray, np.ndarray] | None
+                  ) -> tuple[ShapeFeatures, torch.Tensor, torch.Tensor, list[str], list[float],
+                             tuple[np.ndarray, np.ndarray]]:
+        """Encode, prompt and suppress: features, kept queries and prompt positions, labels, scores, and every
+        prompt's position and label probabilities."""
+        cfg, model = self.config, self.model
+        feat = self._encode(points, normals, edges)
+        k = min(cfg.prompts, feat.points.shape[1])
         prompt_idx = farthest_point_sample(feat.points, k)
         q, pxyz = model.prompt_queries(feat, prompt_idx)
         logits = model.mask_logits(q, pxyz, feat.points, feat.point_feat)[0]      # K, n
@@ -228,14 +250,8 @@ class Segmenter:
                                                         max_iter=12)
         tm = trimesh.Trimesh(verts, faces, process=True)
         shell = Mesh(np.asarray(tm.vertices), np.asarray(tm.faces))
-        points, normals, _ = shell.sample_surface(self.model.config.num_points * 4, cfg.seed)
-        offset, scale = normalisation(shell.vertices)
-        edges = None
-        if self.model.config.edge_points:
-            e_pts, e_nrm, e_on = shell.sample_sharp_edges(self.model.config.edge_points * 4, cfg.seed)
-            edges = ((e_pts - offset) * scale, e_nrm, e_on)
-        feat, q, pxyz, labels, scores, (p_xyz, p_prob) = self._prompted((points - offset) * scale, normals,
-                                                                         num_parts, edges)
+        points, normals, edges, offset, scale = self._mesh_inputs(shell)
+        feat, q, pxyz, labels, scores, (p_xyz, p_prob) = self._prompted(points, normals, num_parts, edges)
         centres = (np.asarray(tm.triangles_center) - offset) * scale
         face_part = self._assign(feat, q, pxyz, centres, np.asarray(tm.face_normals))
         face_part = _clean_faces(tm, face_part, cfg)
@@ -246,21 +262,30 @@ class Segmenter:
 
     def refine(self, seg: MeshSegmentation, num_parts: int | None = None) -> MeshSegmentation:
         """``seg`` refined with its mesh's geometry (``seed3d.parts.patches.refine_parts``); ``num_parts`` caps the
-        count. A part holding prompts takes the label their mean probabilities favour (as ``segment_mesh`` labels
-        masks), weighed by the label-size prior of its share of the area when there is one; one without keeps its
-        source part's label, or, split off by geometry alone, ``protrusion_label``."""
+        count. A refined part holding fewer than ``label_prompts`` prompts is prompted that many times more, at
+        faces of its own; every part holding prompts then takes the label their mean probabilities favour (as
+        ``segment_mesh`` labels masks), weighed by the label-size prior of its share of the area when there is
+        one. A part without (no prompts kept, or ``label_prompts`` 0) keeps its source part's label, or, split off
+        by geometry alone, ``protrusion_label``."""
         graph = FaceGraph.from_mesh(seg.mesh.vertices, seg.mesh.faces)
         ref = refine_parts(graph, seg.face_part, self.config.refine_config, num_parts)
         labels = [protrusion_label(seg.labels[o], bool(b)) if made else seg.labels[o]
                   for o, made, b in zip(ref.origin.tolist(), ref.protrusion, ref.below, strict=True)]
-        if seg.prompts is not None and seg.prompt_labels is not None and seg.label_names is not None:
+        prompts, prompt_labels = seg.prompts, seg.prompt_labels
+        if prompts is not None and prompt_labels is not None and seg.label_names is not None:
             from scipy.spatial import cKDTree
 
-            _, face = cKDTree(graph.centres).query(seg.prompts)
-            owner = ref.face_part[face]
             n = len(labels)
-            sums = np.zeros((n, seg.prompt_labels.shape[1]))
-            np.add.at(sums, owner, seg.prompt_labels)
+            _, face = cKDTree(graph.centres).query(prompts)
+            owner = ref.face_part[face]
+            if seg.label_names == list(self.model.config.labels):
+                extra = self._part_prompts(seg.mesh, graph, ref.face_part, np.bincount(owner, minlength=n))
+                if extra is not None:
+                    prompts = np.concatenate([prompts, extra[1]])
+                    prompt_labels = np.concatenate([prompt_labels, extra[2]])
+                    owner = np.concatenate([owner, extra[0]])
+            sums = np.zeros((n, prompt_labels.shape[1]))
+            np.add.at(sums, owner, prompt_labels)
             hits = np.bincount(owner, minlength=n)
             voted = hits > 0
             score = np.log(sums / np.maximum(hits, 1)[:, None] + 1e-6)
@@ -274,8 +299,54 @@ class Segmenter:
             labels = [seg.label_names[int(score[k].argmax())] if voted[k] else labels[k] for k in range(n)]
         scores = [seg.scores[o] for o in ref.origin.tolist()]
         out = _compact(ref.face_part, labels, scores)
-        return MeshSegmentation(seg.mesh, out.part, out.labels, out.scores, seg.prompts, seg.prompt_labels,
-                                seg.label_names)
+        return MeshSegmentation(seg.mesh, out.part, out.labels, out.scores, prompts, prompt_labels, seg.label_names)
+
+    @torch.no_grad()
+    def _part_prompts(self, shell: Mesh, graph: FaceGraph, face_part: np.ndarray, hits: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """Prompts topping up the parts of ``face_part`` with fewer than ``label_prompts`` ``hits``: (part, position,
+        label probabilities) per prompt, spread over each part's inner faces (those whose neighbours are all its
+        own, when it has any), or None when no part needs any."""
+        want = int(self.config.label_prompts)
+        need = np.flatnonzero(hits < want) if want > 0 else np.zeros(0, np.int64)
+        if not len(need):
+            return None
+        edge_face = np.zeros(graph.num_faces, bool)
+        cut = graph.pairs[face_part[graph.pairs[:, 0]] != face_part[graph.pairs[:, 1]]]
+        edge_face[cut.ravel()] = True
+        normals = np.cross(graph.vertices[graph.faces[:, 1]] - graph.vertices[graph.faces[:, 0]],
+                           graph.vertices[graph.faces[:, 2]] - graph.vertices[graph.faces[:, 0]])
+        normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-30)
+        owners, picked = [], []
+        for k in need.tolist():
+            faces = np.flatnonzero(face_part == k)
+            inner = faces[~edge_face[faces]]
+            pool = inner if len(inner) else faces
+            chosen = _spread(graph.centres[pool], graph.area[pool], want - int(hits[k]))
+            picked.append(pool[chosen])
+            owners.append(np.full(len(chosen), k, np.int64))
+        faces = np.concatenate(picked)
+        points, pnormals, edges, offset, scale = self._mesh_inputs(shell)
+        feat = self._encode(points, pnormals, edges)
+        xyz = (graph.centres[faces] - offset) * scale
+        q = self.model.queries_at(feat, self._tensor(xyz), self._tensor(normals[faces]))
+        prob = self.model.label_head(q)[0].softmax(-1).cpu().numpy().astype(np.float64)
+        return np.concatenate(owners), graph.centres[faces], prob
+
+
+def _spread(centres: np.ndarray, area: np.ndarray, count: int) -> np.ndarray:
+    """Indices of up to ``count`` of ``centres`` far from each other, the first nearest the area-weighted centre."""
+    count = min(count, len(centres))
+    middle = (centres * area[:, None]).sum(0) / max(float(area.sum()), 1e-30)
+    chosen = [int(np.argmin(np.linalg.norm(centres - middle, axis=1)))]
+    dist = np.linalg.norm(centres - centres[chosen[0]], axis=1)
+    while len(chosen) < count:
+        nxt = int(np.argmax(dist))
+        if dist[nxt] <= 0:
+            break
+        chosen.append(nxt)
+        dist = np.minimum(dist, np.linalg.norm(centres - centres[nxt], axis=1))
+    return np.asarray(chosen, np.int64)
 
 
 def protrusion_label(parent: str, below: bool) -> str:

@@ -16,7 +16,7 @@ from seed3d.export import export_asset
 from seed3d.physics.validate import validate_path
 from seed3d.synth import generate
 from seed3d.synth.kinematics import intersection_volume
-from seed3d.synth.primitives import box, difference
+from seed3d.synth.primitives import box, cylinder, difference, union
 from tests.articulation._helpers import FAST, small_cabinet, spinner
 
 
@@ -198,3 +198,19 @@ def test_a_button_in_a_pocket_the_coarse_hull_fills_still_presses_in() -> None:
     assert joint.type == "prismatic" and joint.unit_axis @ np.array([-1.0, 0.0, 0.0]) > 0.99
     assert joint.upper == pytest.approx(0.003, abs=5e-4)
     assert "body" in asset.metadata["physics"]["clearance"]["parts"]
+
+
+def test_a_solid_cap_on_a_bottle_neck_screws_on() -> None:
+    """A cap cut off a merged shell and completed is solid (no skirt round the neck to slide in), so the sleeve
+    test finds no single free direction; by its shape (revolved, deep for its width, narrower than the bottle,
+    on its centre line) it is a cap and turns about its axis, where a thin full-width lid hinges."""
+    bottle = union(cylinder(0.04, 0.15, 32, (0, 0, 1), (0, 0, 0)), cylinder(0.015, 0.03, 32, (0, 0, 1), (0, 0, 0.149)))
+    cap = cylinder(0.018, 0.014, 32, (0, 0, 1), (0, 0, 0.179))
+    parts = [Part("body", bottle, label="body"), Part("cap", cap, label="lid")]
+    joint = _joint(articulate(Asset("bottle", parts, joints_known=False), config=FAST), "cap")
+    assert joint.type == "continuous" and axis_angle(joint.axis, [0, 0, 1]) < 1e-3
+    assert line_distance(joint.origin, joint.axis, [0, 0, 0], [0, 0, 1]) < 1e-3
+    plate = cylinder(0.04, 0.004, 32, (0, 0, 1), (0, 0, 0.15))
+    parts = [Part("body", cylinder(0.04, 0.15, 32, (0, 0, 1), (0, 0, 0)), label="body"),
+             Part("lid", plate, label="lid")]
+    assert _joint(articulate(Asset("bin", parts, joints_known=False), config=FAST), "lid").type == "revolute"

@@ -156,6 +156,40 @@ def test_refine_weighs_prompt_labels_by_the_size_prior() -> None:
     assert off.refine(seg).labels == ["handle"]
 
 
+def test_refine_prompts_parts_the_farthest_point_prompts_missed() -> None:
+    """A big box holds every prompt (body); a small box beside it holds none. With extra prompts on the parts
+    that lack them, the small box is labelled by what the model says at its own faces (here: a knob); without,
+    it keeps the label of the part it was cut from."""
+    from seed3d.asset import Mesh
+    from seed3d.parts.segment import MeshSegmentation
+    from seed3d.synth.primitives import box
+
+    big, small = box([0, 0, 0], [1, 1, 1]), box([1.2, 0.4, 0.4], [1.3, 0.5, 0.5])
+    mesh = Mesh(np.concatenate([big.vertices, small.vertices]),
+                np.concatenate([big.faces, small.faces + len(big.vertices)]))
+    face_part = np.repeat([0, 1], [len(big.faces), len(small.faces)])
+    probs = np.zeros((4, len(PART_LABELS)))
+    probs[:, PART_LABELS.index("body")] = 1.0
+    seg = MeshSegmentation(mesh, face_part, ["body", "body"], [1.0, 1.0], big.vertices[:4], probs,
+                           list(PART_LABELS))
+    model = _tiny()
+    knob = PART_LABELS.index("knob")
+
+    last = [m for m in model.label_head.modules() if isinstance(m, torch.nn.Linear)][-1]
+    with torch.no_grad():  # the label head says "knob" wherever it is prompted
+        last.weight.zero_()
+        last.bias.zero_()
+        last.bias[knob] = 5.0
+    topped = Segmenter(model).refine(seg)
+    small_part = int(topped.face_part[-1])
+    assert topped.labels[small_part] == "knob" and topped.labels[1 - small_part] == "body"
+    extra = SegmentConfig().label_prompts
+    assert extra > 0 and topped.prompts is not None and len(topped.prompts) == 4 + extra  # prompts of its own
+    assert Segmenter(model, SegmentConfig(label_prompts=0)).refine(seg).labels == ["body", "body"]
+    again = Segmenter(model).refine(topped)  # already topped up: nothing more is added
+    assert again.prompts is not None and len(again.prompts) == 4 + extra and again.labels == topped.labels
+
+
 def test_training_writes_a_model_and_resumes_where_it_stopped(tiny_data: Path, tmp_path: Path) -> None:
     cfg = PartSegTrainConfig(steps=2, batch=2, prompts=2, warmup=1, checkpoint_every=1, log_every=1,
                              model=TINY_MODEL)
