@@ -62,6 +62,10 @@ class SegmentConfig:
     """Refined parts holding fewer prompts than this get more, at faces of their own, before they are relabelled:
     small parts the farthest-point prompts miss (buttons, knobs) are labelled by the model rather than after the
     part they were cut from (0: no extra prompts)."""
+    merge_agreement: float = 0.5
+    """Adjacent refined parts with the same label merge when the masks of prompts inside each cover at least this
+    share of the other's area, on average over the two ways round (geometry cuts a lever handle into facets the
+    model sees as one part); above 1: never."""
 
 
 @dataclass
@@ -262,24 +266,29 @@ class Segmenter:
 
     def refine(self, seg: MeshSegmentation, num_parts: int | None = None) -> MeshSegmentation:
         """``seg`` refined with its mesh's geometry (``seed3d.parts.patches.refine_parts``); ``num_parts`` caps the
-        count. A refined part holding fewer than ``label_prompts`` prompts is prompted that many times more, at
-        faces of its own; every part holding prompts then takes the label their mean probabilities favour (as
+        count. A refined part holding fewer than ``label_prompts`` prompts is topped up to that many, at faces of
+        its own; every part holding prompts then takes the label their mean probabilities favour (as
         ``segment_mesh`` labels masks), weighed by the label-size prior of its share of the area when there is
         one. A part without (no prompts kept, or ``label_prompts`` 0) keeps its source part's label, or, split off
-        by geometry alone, ``protrusion_label``."""
+        by geometry alone, ``protrusion_label``. Adjacent parts with the same label then merge where the model
+        sees them as one (``merge_agreement``)."""
         graph = FaceGraph.from_mesh(seg.mesh.vertices, seg.mesh.faces)
         ref = refine_parts(graph, seg.face_part, self.config.refine_config, num_parts)
         labels = [protrusion_label(seg.labels[o], bool(b)) if made else seg.labels[o]
                   for o, made, b in zip(ref.origin.tolist(), ref.protrusion, ref.below, strict=True)]
+        scores = [seg.scores[o] for o in ref.origin.tolist()]
         prompts, prompt_labels = seg.prompts, seg.prompt_labels
+        face_part = ref.face_part
+        ours = seg.label_names == list(self.model.config.labels)
+        probe = _Probe(self, seg.mesh, graph) if ours else None
         if prompts is not None and prompt_labels is not None and seg.label_names is not None:
             from scipy.spatial import cKDTree
 
             n = len(labels)
             _, face = cKDTree(graph.centres).query(prompts)
-            owner = ref.face_part[face]
-            if seg.label_names == list(self.model.config.labels):
-                extra = self._part_prompts(seg.mesh, graph, ref.face_part, np.bincount(owner, minlength=n))
+            owner = face_part[face]
+            if probe is not None:
+                extra = self._part_prompts(probe, face_part, np.bincount(owner, minlength=n))
                 if extra is not None:
                     prompts = np.concatenate([prompts, extra[1]])
                     prompt_labels = np.concatenate([prompt_labels, extra[2]])
@@ -291,47 +300,125 @@ class Segmenter:
             score = np.log(sums / np.maximum(hits, 1)[:, None] + 1e-6)
             prior, weight = self.size_prior, float(self.config.size_prior_weight)
             if prior is not None and weight > 0:
-                share = np.bincount(ref.face_part, weights=graph.area, minlength=n) / graph.area.sum()
+                share = np.bincount(face_part, weights=graph.area, minlength=n) / graph.area.sum()
                 column = [prior.labels.index(name) if name in prior.labels else -1 for name in seg.label_names]
                 for k in np.flatnonzero(voted):
                     row = prior.score(float(share[k]))
                     score[k] += weight * np.array([row[c] if c >= 0 else 0.0 for c in column])
             labels = [seg.label_names[int(score[k].argmax())] if voted[k] else labels[k] for k in range(n)]
-        scores = [seg.scores[o] for o in ref.origin.tolist()]
-        out = _compact(ref.face_part, labels, scores)
+        if probe is not None:
+            face_part = self._merge_agreeing(probe, face_part, labels)
+        out = _compact(face_part, labels, scores)
         return MeshSegmentation(seg.mesh, out.part, out.labels, out.scores, prompts, prompt_labels, seg.label_names)
 
     @torch.no_grad()
-    def _part_prompts(self, shell: Mesh, graph: FaceGraph, face_part: np.ndarray, hits: np.ndarray
+    def _part_prompts(self, probe: _Probe, face_part: np.ndarray, hits: np.ndarray
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """Prompts topping up the parts of ``face_part`` with fewer than ``label_prompts`` ``hits``: (part, position,
-        label probabilities) per prompt, spread over each part's inner faces (those whose neighbours are all its
-        own, when it has any), or None when no part needs any."""
+        label probabilities) per prompt, or None when no part needs any."""
         want = int(self.config.label_prompts)
         need = np.flatnonzero(hits < want) if want > 0 else np.zeros(0, np.int64)
         if not len(need):
             return None
-        edge_face = np.zeros(graph.num_faces, bool)
-        cut = graph.pairs[face_part[graph.pairs[:, 0]] != face_part[graph.pairs[:, 1]]]
-        edge_face[cut.ravel()] = True
-        normals = np.cross(graph.vertices[graph.faces[:, 1]] - graph.vertices[graph.faces[:, 0]],
-                           graph.vertices[graph.faces[:, 2]] - graph.vertices[graph.faces[:, 0]])
-        normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-30)
-        owners, picked = [], []
-        for k in need.tolist():
-            faces = np.flatnonzero(face_part == k)
-            inner = faces[~edge_face[faces]]
-            pool = inner if len(inner) else faces
-            chosen = _spread(graph.centres[pool], graph.area[pool], want - int(hits[k]))
-            picked.append(pool[chosen])
-            owners.append(np.full(len(chosen), k, np.int64))
+        picked = [probe.inner_faces(face_part, k, want - int(hits[k])) for k in need.tolist()]
         faces = np.concatenate(picked)
-        points, pnormals, edges, offset, scale = self._mesh_inputs(shell)
-        feat = self._encode(points, pnormals, edges)
-        xyz = (graph.centres[faces] - offset) * scale
-        q = self.model.queries_at(feat, self._tensor(xyz), self._tensor(normals[faces]))
-        prob = self.model.label_head(q)[0].softmax(-1).cpu().numpy().astype(np.float64)
-        return np.concatenate(owners), graph.centres[faces], prob
+        prob = self.model.label_head(probe.queries(faces))[0].softmax(-1).cpu().numpy().astype(np.float64)
+        owners = np.concatenate([np.full(len(f), k, np.int64) for k, f in zip(need.tolist(), picked, strict=True)])
+        return owners, probe.graph.centres[faces], prob
+
+    @torch.no_grad()
+    def _merge_agreeing(self, probe: _Probe, face_part: np.ndarray, labels: list[str]) -> np.ndarray:
+        """``face_part`` with adjacent parts of the same label merged where the model's masks, prompted at faces
+        inside each, cover the other's area by at least ``merge_agreement`` on average over the two ways round (a
+        big part whose masks spill over small neighbours, as a cooktop's over its burners, is not enough)."""
+        need = float(self.config.merge_agreement)
+        graph = probe.graph
+        a, b = face_part[graph.pairs[:, 0]], face_part[graph.pairs[:, 1]]
+        across = a != b
+        pairs = sorted({(int(min(x, y)), int(max(x, y))) for x, y in zip(a[across], b[across], strict=True)
+                        if labels[x] == labels[y]})
+        if need > 1 or not pairs:
+            return face_part
+        queries: dict[int, tuple[torch.Tensor, np.ndarray]] = {}
+
+        def cover(src: int, dst: int) -> float:
+            """Share of part ``dst``'s area inside the masks of prompts in part ``src`` (mean over prompts)."""
+            if src not in queries:
+                faces = probe.inner_faces(face_part, src, 3)
+                queries[src] = (probe.queries(faces), faces)
+            q, faces = queries[src]
+            dst_faces = np.flatnonzero(face_part == dst)
+            inside = probe.mask_share(q, faces, dst_faces)
+            area = graph.area[dst_faces]
+            return float((inside * area).sum() / max(float(area.sum()), 1e-30))
+
+        root = list(range(len(labels)))
+
+        def find(k: int) -> int:
+            while root[k] != k:
+                root[k] = root[root[k]]
+                k = root[k]
+            return k
+
+        for x, y in pairs:
+            if find(x) != find(y) and (cover(x, y) + cover(y, x)) / 2 >= need:
+                root[find(y)] = find(x)
+        merged = np.array([find(k) for k in range(len(labels))], np.int64)
+        if np.any(merged != np.arange(len(labels))):
+            log.debug("merged %d same-label parts the model sees as one", int(np.sum(merged != np.arange(len(labels)))))
+        return merged[face_part]
+
+
+class _Probe:
+    """The model's view of a mesh segmentation's shell: an encoding (made on first use) and prompts at faces."""
+
+    def __init__(self, segmenter: Segmenter, shell: Mesh, graph: FaceGraph) -> None:
+        self.segmenter, self.shell, self.graph = segmenter, shell, graph
+        v, f = graph.vertices, graph.faces
+        normals = np.cross(v[f[:, 1]] - v[f[:, 0]], v[f[:, 2]] - v[f[:, 0]])
+        self.normals = normals / np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-30)
+        self._encoded: tuple[ShapeFeatures, np.ndarray, float] | None = None
+
+    def _encoding(self) -> tuple[ShapeFeatures, np.ndarray, float]:
+        if self._encoded is None:
+            s = self.segmenter
+            points, normals, edges, offset, scale = s._mesh_inputs(self.shell)
+            self._encoded = (s._encode(points, normals, edges), offset, scale)
+        return self._encoded
+
+    def _at(self, faces: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+        _, offset, scale = self._encoding()
+        s = self.segmenter
+        return s._tensor((self.graph.centres[faces] - offset) * scale), s._tensor(self.normals[faces])
+
+    def inner_faces(self, face_part: np.ndarray, k: int, count: int) -> np.ndarray:
+        """Up to ``count`` faces of part ``k`` spread over it, among those whose neighbours are all its own when
+        it has any."""
+        pairs = self.graph.pairs
+        edge = np.zeros(len(face_part), bool)
+        edge[pairs[face_part[pairs[:, 0]] != face_part[pairs[:, 1]]].ravel()] = True
+        faces = np.flatnonzero(face_part == k)
+        inner = faces[~edge[faces]]
+        pool = inner if len(inner) else faces
+        return pool[_spread(self.graph.centres[pool], self.graph.area[pool], count)]
+
+    def queries(self, faces: np.ndarray) -> torch.Tensor:
+        """Prompt queries (1, K, W) at the centres of ``faces``."""
+        feat = self._encoding()[0]
+        xyz, nrm = self._at(faces)
+        return self.segmenter.model.queries_at(feat, xyz, nrm)
+
+    def mask_share(self, q: torch.Tensor, prompt_faces: np.ndarray, faces: np.ndarray, chunk: int = 16384
+                   ) -> np.ndarray:
+        """Per face of ``faces``, the share of the prompts (queries ``q`` at ``prompt_faces``) whose mask holds it."""
+        model, feat = self.segmenter.model, self._encoding()[0]
+        pxyz, _ = self._at(prompt_faces)
+        out = []
+        for s in range(0, len(faces), chunk):
+            xyz, nrm = self._at(faces[s:s + chunk])
+            logits = model.mask_logits(q, pxyz, xyz, model.features_at(feat, xyz, nrm))[0]
+            out.append((logits > 0).float().mean(0).cpu().numpy())
+        return np.concatenate(out) if out else np.zeros(0)
 
 
 def _spread(centres: np.ndarray, area: np.ndarray, count: int) -> np.ndarray:

@@ -190,6 +190,45 @@ def test_refine_prompts_parts_the_farthest_point_prompts_missed() -> None:
     assert again.prompts is not None and len(again.prompts) == 4 + extra and again.labels == topped.labels
 
 
+def test_refine_merges_adjacent_same_label_parts_the_model_sees_as_one() -> None:
+    """A box cut in two halves, both voted handle: they merge when the masks prompted in each cover the other,
+    stay apart when the masks cover nothing, when merging is off, or when the halves' labels differ."""
+    import trimesh
+
+    from seed3d.asset import Mesh
+    from seed3d.parts.segment import MeshSegmentation
+    from seed3d.synth.primitives import box
+
+    b = box([0, 0, 0], [1, 1, 1])
+    verts, faces = trimesh.remesh.subdivide_to_size(b.vertices, b.faces, 0.2)
+    mesh = Mesh(verts, faces)
+    centres = verts[faces].mean(1)
+    face_part = (centres[:, 0] > 0.5).astype(np.int64)
+    prompts = np.concatenate([centres[face_part == 0][:4], centres[face_part == 1][:4]])
+
+    def halves(second: str) -> MeshSegmentation:
+        probs = np.zeros((8, len(PART_LABELS)))
+        probs[:4, PART_LABELS.index("handle")] = 1.0
+        probs[4:, PART_LABELS.index(second)] = 1.0
+        return MeshSegmentation(mesh, face_part, ["handle", second], [1.0, 1.0], prompts, probs, list(PART_LABELS))
+
+    model = _tiny()
+    last = [m for m in model.mask_out.modules() if isinstance(m, torch.nn.Linear)][-1]
+
+    def masks_cover(everything: bool) -> None:
+        with torch.no_grad():
+            last.weight.zero_()
+            last.bias.fill_(5.0 if everything else -5.0)
+
+    masks_cover(True)
+    merged = Segmenter(model).refine(halves("handle"))
+    assert merged.num_parts == 1 and merged.labels == ["handle"]
+    assert Segmenter(model, SegmentConfig(merge_agreement=2.0)).refine(halves("handle")).num_parts == 2
+    assert sorted(Segmenter(model).refine(halves("knob")).labels) == ["handle", "knob"]
+    masks_cover(False)
+    assert Segmenter(model).refine(halves("handle")).num_parts == 2
+
+
 def test_training_writes_a_model_and_resumes_where_it_stopped(tiny_data: Path, tmp_path: Path) -> None:
     cfg = PartSegTrainConfig(steps=2, batch=2, prompts=2, warmup=1, checkpoint_every=1, log_every=1,
                              model=TINY_MODEL)
