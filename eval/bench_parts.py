@@ -1,8 +1,9 @@
 """Part segmentation on the held-out test split: mIoU of automatic and count-given segmentation, label accuracy.
 
 Run: ``python eval/bench_parts.py [--model DIR] [--data data/synth] [--limit N] [--categories a,b]
-[--per-category N] [--mesh]`` → prints a per-category table, writes eval/results/parts.json and
-eval/results/parts_examples.png (truth | prediction for a few shapes).
+[--per-category N] [--mesh] [--segment FIELD=VALUE ...]`` → prints a per-category table, writes
+eval/results/parts.json and eval/results/parts_examples.png (truth | prediction for a few shapes); ``--segment``
+overrides ``SegmentConfig`` fields (e.g. ``--segment label_prompts=0`` for the refinement without extra prompts).
 
 ``--mesh`` evaluates what ``seed3d articulate`` does instead: each test asset is rebuilt from its (category,
 seed), its parts merged into one shell (``seed3d.parts.shell``), and ``Segmenter.segment_mesh`` cuts the shell;
@@ -21,6 +22,7 @@ counts 0). Label accuracy is over matched parts. Build the split first:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import platform
 import sys
@@ -31,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from seed3d.asset import atomic_file
-from seed3d.parts.segment import Segmenter, match_parts
+from seed3d.parts.segment import SegmentConfig, Segmenter, match_parts
 from seed3d.parts.train import load_points
 from seed3d.pipeline import weights_component
 
@@ -206,7 +208,8 @@ def main_mesh(args: argparse.Namespace, seg: Segmenter, model_dir: Path, data: d
         "command": "python eval/bench_parts.py --mesh" + (f" --categories {args.categories}" if args.categories
                                                          else "") + (f" --per-category {args.per_category}"
                                                                      if args.per_category else "")
-        + (" --given" if args.given else "") + (f" --limit {args.limit}" if args.limit else ""),
+        + (" --given" if args.given else "") + (f" --limit {args.limit}" if args.limit else "")
+        + "".join(f" --segment {o}" for o in args.segment),
         "model": str(model_dir), "data": str(args.data), "seconds": round(time.perf_counter() - start, 1),
         "machine": {"python": platform.python_version(), "cpu": platform.processor() or platform.machine()},
         "overall": overall, "categories": per_cat, "table": text.splitlines(),
@@ -266,6 +269,24 @@ def picture(rows: list[dict[str, Any]], data: dict[str, np.ndarray], path: Path,
         img.save(tmp, format="PNG")
 
 
+def segment_config(overrides: list[str]) -> SegmentConfig:
+    """``SegmentConfig`` defaults with ``FIELD=VALUE`` overrides of its int, float and bool fields."""
+    cfg = SegmentConfig()
+    kinds = {f.name: type(getattr(cfg, f.name)) for f in dataclasses.fields(cfg)}
+    for item in overrides:
+        name, sep, value = item.partition("=")
+        kind = kinds.get(name)
+        if not sep or kind not in (int, float, bool):
+            raise SystemExit(f"--segment {item!r}: want FIELD=VALUE with an int, float or bool field of SegmentConfig"
+                             f" ({', '.join(n for n, k in kinds.items() if k in (int, float, bool))})")
+        try:
+            parsed = {"true": True, "false": False}[value.lower()] if kind is bool else kind(value)
+        except (KeyError, ValueError):
+            raise SystemExit(f"--segment {item!r}: {value!r} is not a {kind.__name__}") from None
+        setattr(cfg, name, parsed)
+    return cfg
+
+
 def main() -> None:
     """Run the benchmark and write the results."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -277,10 +298,12 @@ def main() -> None:
     parser.add_argument("--mesh", action="store_true",
                         help="segment merged-shell meshes (segment_mesh), baseline and geometric refinement")
     parser.add_argument("--given", action="store_true", help="with --mesh: also segment with the part count given")
+    parser.add_argument("--segment", action="append", default=[], metavar="FIELD=VALUE",
+                        help="override a SegmentConfig field (repeatable), e.g. --segment label_prompts=0")
     parser.add_argument("--out", default=str(RESULTS / "parts.json"))
     args = parser.parse_args()
     model_dir = Path(args.model) if args.model else weights_component("part_segmenter")
-    seg = Segmenter.from_pretrained(model_dir)
+    seg = Segmenter.from_pretrained(model_dir, segment_config(args.segment))
     data = _load_ids(args.data) if args.mesh else load_points(args.data, "test")
     cats = args.categories.split(",") if args.categories else None
     indices = select(data, args.limit, cats, args.per_category)

@@ -87,6 +87,9 @@ class ArticulationConfig:
     """Turn every continuous joint a full turn; one that collides becomes a revolute joint over its free range."""
     effort_margin: float = 3.0
     """Effort limits are at least this many times the gravity torque (force) of the moving subtree."""
+    hold_margin: float = 2.0
+    """Joints that hold their pose by friction alone (the ``stiff`` preset: lamp arms, shades) get at least this
+    many times the gravity torque of their moving subtree at rest as joint friction."""
     clearance: float | None = 1e-3
     """Gap (m) the collision hulls keep from the parts that move against them, cut once the joints are decided
     and before their limits are swept (``seed3d.physics.collision.clear_moving_parts``); None leaves the hulls
@@ -299,6 +302,8 @@ def articulate(asset: Asset, reasoner: Reasoner | None = None, config: Articulat
                     rel = com - d.origin
                     load = mass * 9.81 * float(np.linalg.norm(rel - (rel @ d.axis) * d.axis))
                 preset["effort"] = max(preset["effort"], cfg.effort_margin * load)
+                if d.preset == "stiff":
+                    preset["friction"] = max(preset["friction"], cfg.hold_margin * load)
             jname = f"{name}_{_SUFFIX.get(d.preset, 'joint')}"
             joints.append(Joint(jname, d.type, parents[name], name, origin=d.origin, axis=d.axis, lower=lower,
                                 upper=upper, **preset))

@@ -214,3 +214,19 @@ def test_a_solid_cap_on_a_bottle_neck_screws_on() -> None:
     parts = [Part("body", cylinder(0.04, 0.15, 32, (0, 0, 1), (0, 0, 0)), label="body"),
              Part("lid", plate, label="lid")]
     assert _joint(articulate(Asset("bin", parts, joints_known=False), config=FAST), "lid").type == "revolute"
+
+
+def test_joints_that_hold_their_pose_carry_their_subtree_weight_by_friction() -> None:
+    """A lamp's arms stay where they are put by joint friction alone: each one's friction is at least
+    ``hold_margin`` times the gravity torque of everything it carries (the lower arm carries the most)."""
+    asset = articulate(strip_joints(generate("lamp", 0)), config=FAST)
+    held = [j for j in asset.joints if j.type == "revolute" and asset.part(j.child).label in ("arm", "shade")]
+    assert len(held) == 3
+    for j in held:
+        carried = asset.subtree(j.child)
+        mass = sum(asset.part(n).inertial.mass for n in carried)  # type: ignore[union-attr]
+        com = sum(asset.part(n).inertial.mass * asset.part(n).inertial.com for n in carried) / mass  # type: ignore
+        rel = com - np.asarray(j.origin)
+        arm = float(np.linalg.norm(rel - (rel @ j.unit_axis) * j.unit_axis))
+        assert j.friction >= FAST.hold_margin * mass * 9.81 * arm - 1e-9
+    assert max(j.friction for j in held) > 3.0  # above the preset's flat 3 N·m for the heaviest load
