@@ -1,8 +1,9 @@
 """From an extracted surface to one clean, closed shell at real-world scale in the asset frame.
 
 ``clean_shell`` welds, drops degenerate and doubled faces, removes floaters, repairs non-manifold edges and
-vertices, closes holes, winds every shell outward and optionally decimates (quadric edge collapse), checking
-that the result is still closed after each step. ``real_world_size`` reads a target size from a prompt
+vertices, closes holes, winds every shell outward and optionally decimates (quadric edge collapse: a fast
+pre-reduction of very large surfaces, then a topology-preserving collapse), checking that the result is still
+closed after each step. ``real_world_size`` reads a target size from a prompt
 ("50 cm tall", "1.2 m wide", "30 inch", "small") or falls back to the synth category's size range;
 ``to_asset_frame`` scales a mesh from the normalised generation frame to meters, resting on z = 0.
 """
@@ -234,9 +235,35 @@ def _orient_outward(mesh: Mesh) -> Mesh:
     return Mesh(mesh.vertices, faces)
 
 
+#: Decimation of a mesh with more than twice this many times the target faces first collapses it to this many
+#: times the target with Fast-Quadric-Mesh-Simplification (fast, no topology checks), then finishes with
+#: pymeshlab's topology-preserving quadric collapse (eval/bench_decimation.py: a third of the time, no more error).
+PRE_REDUCE = 4
+
+
+def _pre_reduce(mesh: Mesh, target: int) -> Mesh:
+    """``mesh`` collapsed to ``PRE_REDUCE × target`` faces by fast quadric simplification, or ``mesh`` itself
+    when it is not that much larger or the fast collapse leaves it open or non-manifold."""
+    if len(mesh.faces) <= 2 * PRE_REDUCE * target:
+        return mesh
+    try:
+        import fast_simplification
+    except ImportError as exc:
+        raise DependencyError("decimation needs fast-simplification: pip install fast-simplification==0.2.0") \
+            from exc
+    v, f = fast_simplification.simplify(mesh.vertices.astype(np.float64), mesh.faces.astype(np.int32),
+                                        1.0 - PRE_REDUCE * target / len(mesh.faces))
+    out = _drop_bad_faces(Mesh(np.asarray(v, np.float64), np.asarray(f, np.int64)).welded())
+    if not _is_closed(out) or _has_nonmanifold_vertices(out):
+        log.debug("clean_shell: the fast pre-reduction opened the mesh; decimating the full mesh")
+        return mesh
+    return out
+
+
 def _decimate(mesh: Mesh, target: int) -> Mesh | None:
     """Quadric edge collapse to about ``target`` faces, keeping topology; None when the result is not closed."""
     pymeshlab = _require_pymeshlab()
+    mesh = _pre_reduce(mesh, target)
     ms = pymeshlab.MeshSet()
     ms.add_mesh(pymeshlab.Mesh(vertex_matrix=mesh.vertices, face_matrix=mesh.faces.astype(np.int32)))
     ms.meshing_decimation_quadric_edge_collapse(
@@ -257,7 +284,8 @@ def clean_shell(mesh: Mesh, target_faces: int | None = None, min_component_fract
     faces, remove floaters (components with less than ``min_component_fraction`` of the largest one's
     area), remove faces at non-manifold edges and split non-manifold vertices, close holes, wind every shell
     outward (a shell nested inside another is a cavity and faces inward), then decimate to
-    ``target_faces`` by quadric edge collapse when given and smaller than the face count. Decimation that
+    ``target_faces`` by quadric edge collapse when given and smaller than the face count (``_pre_reduce`` first
+    when the mesh has more than ``2 × PRE_REDUCE`` times that). Decimation that
     breaks closure is retried with 1.5× more faces, up to the undecimated mesh (logged). UVs are dropped.
 
     Raises ``InvalidInputError`` for an empty mesh or bad arguments and ``RepairError`` when no closed,

@@ -116,6 +116,31 @@ def test_decimation_that_opens_the_mesh_is_retried(monkeypatch: pytest.MonkeyPat
     assert targets == [400, 600] and len(out.faces) <= 660
 
 
+def test_a_much_larger_mesh_is_pre_reduced_before_the_topology_keeping_collapse(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A raw surface with far more faces than the target is first collapsed fast to PRE_REDUCE × target faces;
+    pymeshlab then gets that smaller, still closed mesh and the result keeps the topology."""
+    mesh = extract_surface(lambda p: np.clip(np.linalg.norm(p, axis=1) - 0.7, -0.1, 0.1).astype(np.float32),
+                           resolution=128, coarse=16)
+    target = 500
+    assert len(mesh.faces) > 2 * pp.PRE_REDUCE * target
+    pre = pp._pre_reduce(mesh, target)
+    _closed(pre)
+    assert abs(len(pre.faces) - pp.PRE_REDUCE * target) <= 0.05 * pp.PRE_REDUCE * target
+    assert pp._pre_reduce(pre, target) is pre  # not much larger than the target any more: left alone
+    seen: list[int] = []
+    real = pp._pre_reduce
+
+    def spy(m: Mesh, t: int) -> Mesh:
+        out = real(m, t)
+        seen.append(len(out.faces))
+        return out
+
+    monkeypatch.setattr(pp, "_pre_reduce", spy)
+    tm = _closed(clean_shell(mesh, target_faces=target))
+    assert seen and seen[0] <= 1.05 * pp.PRE_REDUCE * target and tm.euler_number == 2
+
+
 def test_target_above_face_count_keeps_mesh() -> None:
     mesh = _sphere(subdivisions=2)
     out = clean_shell(mesh, target_faces=10_000)
