@@ -642,8 +642,6 @@ def _hull_volume(points: FloatArray) -> float:
     return 0.0 if hull is None else geo.signed_volume(*hull)
 
 
-#: Poses of a continuous joint's moving parts, over a full turn, that merged hulls must stay clear of.
-_TURN_STEPS = 8
 #: Largest turn (rad) between the poses whose joint hulls stand for a revolute joint's swing: the arc between two
 #: poses bulges past their joint hull by r·(1 − cos(step / 2)), 0.5 mm at 0.5 m from the axis.
 _SWING_STEP = math.radians(5.0)
@@ -651,10 +649,11 @@ _SWING_STEP = math.radians(5.0)
 _PATH_SAMPLES = 4000
 
 
-def _paths(joint: Any, hulls: list[FloatArray]) -> list[FloatArray]:
+def _paths(joint: Any, hulls: list[FloatArray], margin: float) -> list[FloatArray]:
     """``hulls`` (at rest) over the joint's range as convex pieces: for a prismatic joint each hull swept from
-    ``lower`` to ``upper``; for a revolute one the joint hulls of consecutive poses at most ``_SWING_STEP`` apart;
-    for a continuous one posed copies over a turn."""
+    ``lower`` to ``upper``; for a revolute one the joint hulls of consecutive poses at most ``_SWING_STEP`` apart,
+    for a continuous one the same over a full turn, in steps whose arcs bulge past the joint hulls by at most
+    ``margin / 2`` (at least ``_SWING_STEP``)."""
     if joint.type == "prismatic":
         ends = [joint_motion("prismatic", joint.axis, joint.origin, v)[:3, 3] for v in (joint.lower, joint.upper)]
         return [np.concatenate([h + ends[0], h, h + ends[1]]) for h in hulls]
@@ -663,11 +662,19 @@ def _paths(joint: Any, hulls: list[FloatArray]) -> list[FloatArray]:
         m = joint_motion(joint.type, joint.axis, joint.origin, value)
         return [h @ m[:3, :3].T + m[:3, 3] for h in hulls]
 
+    step = _SWING_STEP
+    lower, upper = joint.lower, joint.upper
     if joint.type == "continuous":
-        return [h for v in np.linspace(0.0, 2 * np.pi, _TURN_STEPS, endpoint=False) for h in posed(float(v))]
-    steps = max(1, math.ceil(abs(joint.upper - joint.lower) / _SWING_STEP))
-    poses = [posed(float(v)) for v in np.linspace(joint.lower, joint.upper, steps + 1)]
-    if joint.upper == joint.lower:
+        # a full turn; steps as wide as keep the arc's bulge past the joint hulls under half the clearing margin
+        lower, upper = 0.0, 2 * math.pi
+        rel = np.concatenate(hulls) - np.asarray(joint.origin, np.float64)
+        axis = np.asarray(joint.axis, np.float64) / np.linalg.norm(joint.axis)
+        radius = float(np.linalg.norm(rel - np.outer(rel @ axis, axis), axis=1).max())
+        if radius > margin:
+            step = max(step, 2 * math.acos(max(-1.0, 1 - margin / (2 * radius))))
+    steps = max(1, math.ceil(abs(upper - lower) / step))
+    poses = [posed(float(v)) for v in np.linspace(lower, upper, steps + 1)]
+    if upper == lower:
         return poses[0]
     return [np.concatenate([a, b]) for first, second in itertools.pairwise(poses)
             for a, b in zip(first, second, strict=True)]
@@ -679,6 +686,28 @@ def _inside(points: FloatArray, hull: FloatArray, grow: float) -> FloatArray:
     if planes is None:
         return np.zeros(len(points), bool)
     return np.asarray((points @ planes[:, :3].T - planes[:, 3] - grow).max(axis=1) < 0)
+
+
+def _spins_onto_itself(meshes: list[Mesh], joint: Any, tolerance: float) -> bool:
+    """Whether the moving parts' true surface, turned about the joint's axis, lands on itself (within
+    ``tolerance`` plus the sampling's spacing, for 99 % of the samples): a solid of revolution spinning about its own
+    axis sweeps only the space it already fills."""
+    from scipy.spatial import cKDTree
+
+    meshes = [m for m in meshes if len(m.faces)]
+    if not meshes:
+        return False
+    dense = np.concatenate([m.sample_surface(_PATH_SAMPLES * 4, seed=1)[0] for m in meshes])
+    probe = np.concatenate([m.sample_surface(_PATH_SAMPLES // 2, seed=2)[0] for m in meshes])
+    area = sum(float(m.face_areas_normals()[0].sum()) for m in meshes)
+    spacing = math.sqrt(area / len(dense))
+    tree = cKDTree(dense)
+    for k in range(1, 7):  # a seventh of a turn apart: no symmetry of a handle or a grip repeats that way
+        m = joint_motion("continuous", joint.axis, joint.origin, 2 * math.pi * k / 7)
+        dist, _ = tree.query(probe @ m[:3, :3].T + m[:3, 3])
+        if float(np.quantile(dist, 0.99)) > tolerance + 1.5 * spacing:
+            return False
+    return True
 
 
 def _path_is_free(swept: list[FloatArray], rest: list[FloatArray], surfaces: list[FloatArray], margin: float) -> bool:
@@ -734,14 +763,15 @@ def clear_moving_parts(asset: Asset, margin: float = 1e-3, config: CollisionConf
     so the parts in them overlap it at rest. For every movable joint, the hulls of the parts outside its moving
     subtree are cut back (``subtract_convex``) around the hulls inside it wherever they overlap deeper than
     ``CONTACT_DEPTH``: what moves keeps its shape, what it moves against loses the overlap (siblings both do).
-    Around a prismatic or revolute joint's parts the cut follows their sweep over the joint's range when no still
-    part's true surface lies on that sweep (a drawer's path through its cavity, a door's swing past the body's
-    front); otherwise, and for continuous joints, only the rest pose is cut, so a joint that moves into real
-    geometry still does. The pieces merge again only where that adds under ``config.merge_tolerance`` of volume
-    and the merged hull stays clear of the moving parts across their range; beyond ``config.max_cleared_hulls``
-    the smallest are dropped, with a warning. A part that lies wholly inside parts moving against it keeps its
-    hulls and those parts are cut around it instead. ``metadata["physics"]["clearance"]`` lists, per changed
-    part, hull count and hull volume before and after.
+    Around a joint's parts the cut follows their sweep over the joint's range (a continuous one: a full turn) when
+    no still part's true surface lies on that sweep (a drawer's path through its cavity, a door's swing past the
+    body's front) or, for a continuous joint, when its parts are a solid of revolution about its axis (a cap on a
+    neck: the decomposition's pieces of it turn into each other's gaps, the true shape onto itself); otherwise
+    only the rest pose is cut, so a joint that moves into real geometry still does. The pieces merge again only
+    where that adds under ``config.merge_tolerance`` of volume and the merged hull stays clear of the moving parts
+    across their range; beyond ``config.max_cleared_hulls`` the smallest are dropped, with a warning. A part that
+    lies wholly inside parts moving against it keeps its hulls and those parts are cut around it instead.
+    ``metadata["physics"]["clearance"]`` lists, per changed part, hull count and hull volume before and after.
     """
     cfg = config or CollisionConfig()
     out = asset.copy()
@@ -756,9 +786,11 @@ def clear_moving_parts(asset: Asset, margin: float = 1e-3, config: CollisionConf
         moving = out.subtree(j.child)
         still = [p for p in out.parts if p.name not in moving]
         rest = [h for name in moving for h in original.get(name, [])]
-        swept = _paths(j, rest)
+        swept = _paths(j, rest, margin)
         cut = rest
-        if j.type in ("prismatic", "revolute"):
+        if j.type == "continuous" and _spins_onto_itself([out.part(n).mesh for n in moving], j, margin):
+            cut = swept
+        else:
             for p in still:
                 if p.name not in surfaces:
                     surfaces[p.name] = p.mesh.sample_surface(_PATH_SAMPLES, seed=0)[0] if len(p.mesh.faces) else \

@@ -151,3 +151,55 @@ def test_a_door_swing_past_an_overhanging_top_is_cleared() -> None:
     # the top and the box behind the face keep their collision
     assert any(geo.max_excess(np.array([[0.42, 0.25, 0.31]]), h.vertices, h.faces) == 0
                for h in cleared.part("body").collision)
+
+
+def _capped_bottle(round_cap: bool) -> tuple[Asset, list[np.ndarray]]:
+    """A bottle whose single coarse hull fills the space round its neck, and a cap over the neck (a round ring, or
+    a square one) whose collision is six convex pieces, each the hull of one sixth of the ring: their flat inner
+    faces cut into the neck by about 2 mm. Returns the asset with a continuous joint about the neck and the pieces."""
+    from seed3d.synth.primitives import cylinder, union
+
+    bottle = union(cylinder(0.04, 0.15, 32, (0, 0, 1), (0, 0, 0)), cylinder(0.015, 0.03, 32, (0, 0, 1), (0, 0, 0.149)))
+    outer = cylinder(0.02, 0.02, 48, (0, 0, 1), (0, 0, 0.16)) if round_cap else box([-0.02, -0.02, 0.16],
+                                                                                       [0.02, 0.02, 0.18])
+    cap = difference(outer, cylinder(0.0155, 0.016, 48, (0, 0, 1), (0, 0, 0.159)))
+    angle = np.arctan2(cap.vertices[:, 1], cap.vertices[:, 0])
+    pieces = []
+    for k in range(6):
+        lo, hi = -math.pi + k * math.pi / 3, -math.pi + (k + 1) * math.pi / 3
+        arc = np.linspace(lo, hi, 5)
+        inner = np.array([(0.0155 * math.cos(a), 0.0155 * math.sin(a), z) for a in arc for z in (0.16, 0.18)])
+        if round_cap:
+            outside = np.array([(0.02 * math.cos(a), 0.02 * math.sin(a), z) for a in arc for z in (0.16, 0.18)])
+        else:
+            outside = cap.vertices[(angle >= lo) & (angle <= hi)]
+        pieces.append(geo.convex_hull(np.concatenate([inner, outside]))[0])
+    hull = geo.convex_hull(bottle.vertices)
+    assert hull is not None
+    parts = [Part("body", bottle, label="body", collision=[Mesh(*hull)]),
+             Part("cap", cap, label="lid", collision=[Mesh(*geo.convex_hull(p)) for p in pieces])]
+    joint = Joint("cap_spin", "continuous", "body", "cap", origin=np.zeros(3), axis=np.array([0.0, 0.0, 1.0]))
+    return Asset("bottle", parts, [joint]), pieces
+
+
+def _turned_overlap(asset: Asset, pieces: list[np.ndarray], degrees: float) -> float:
+    c, s = math.cos(math.radians(degrees)), math.sin(math.radians(degrees))
+    turn = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    return max(penetration_bound(h.vertices, p @ turn.T) for h in asset.part("body").collision for p in pieces)
+
+
+def test_a_round_cap_is_cleared_over_a_full_turn_and_a_square_one_only_at_rest() -> None:
+    """The cap's pieces turn into each other's gaps: cutting the body round them at rest leaves it in their way
+    a few degrees on. A round cap spins onto itself, so the body is cut round its whole turn; a square one would
+    sweep new space, so only its rest pose is cut and turning it still meets the body."""
+    from seed3d.physics.collision import CONTACT_DEPTH
+
+    asset, pieces = _capped_bottle(round_cap=True)
+    assert _turned_overlap(asset, pieces, 0.0) > 1e-3
+    cleared = clear_moving_parts(asset, margin=1e-3)
+    for degrees in (0.0, 7.0, 20.0, 33.0, 45.0):
+        assert _turned_overlap(cleared, pieces, degrees) <= CONTACT_DEPTH
+    square, square_pieces = _capped_bottle(round_cap=False)
+    cut = clear_moving_parts(square, margin=1e-3)
+    assert _turned_overlap(cut, square_pieces, 0.0) <= CONTACT_DEPTH
+    assert _turned_overlap(cut, square_pieces, 20.0) > CONTACT_DEPTH
