@@ -183,7 +183,7 @@ def _hull(points: FloatArray, max_vertices: int, max_polygons: int = 0) -> tuple
     if max_polygons:
         k = min(k, max_polygons)
     if len(hull[0]) <= max_vertices and (not max_polygons or geo.polygon_count(*hull) <= max_polygons):
-        return hull
+        return _weldable(hull)
     outer = geo.circumscribed_hull(hull[0], hull[1], k)
     if outer is not None and not geo.hull_problems(outer[0], outer[1], max_vertices, max_polygons or None):
         bulge = geo.max_excess(outer[0], *hull)
@@ -192,8 +192,18 @@ def _hull(points: FloatArray, max_vertices: int, max_polygons: int = 0) -> tuple
     inner = _inscribed(hull, max_vertices, max_polygons)
     gap = geo.max_excess(hull[0], *inner) if inner is not None else np.inf
     if outer is not None and bulge <= 1.5 * gap:
-        return outer
-    return inner
+        return _weldable(outer)
+    return None if inner is None else _weldable(inner)
+
+
+def _weldable(hull: tuple[FloatArray, IntArray]) -> tuple[FloatArray, IntArray] | None:
+    """``hull`` itself, or, when some of its vertices are closer than welding keeps apart (``geo.weld`` rounds to
+    ``WELD_DECIMALS``: the validator and the exporters would merge them and open the hull), the hull of its
+    vertices rounded that way (None when that is flat)."""
+    rounded = np.unique(np.round(hull[0], geo.WELD_DECIMALS) + 0.0, axis=0)
+    if len(rounded) == len(hull[0]):
+        return hull
+    return geo.convex_hull(rounded)
 
 
 def _inscribed(hull: tuple[FloatArray, IntArray], max_vertices: int,

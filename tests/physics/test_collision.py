@@ -346,3 +346,25 @@ def _aborting_child(*args: object) -> None:
 
     faulthandler.disable()
     os.abort()
+
+
+def test_a_hull_with_vertices_closer_than_welding_keeps_apart_stays_closed_when_welded() -> None:
+    """A piece cut from a drawer's hull had three corners within 0.4 nm of each other; welding (as the validator
+    and the exporters do) merged them and opened the hull. Such hulls are rebuilt from the welded corners."""
+    points = np.array([[0.193110565594, 0.002568443008, 0.709908532143],
+                       [0.202444817789, 0.011950652279, 0.709908532143],
+                       [-0.147893208153, 0.010044804799, 0.887888038121],
+                       [-0.234820673844, 0.011950652279, 0.884983553755],
+                       [-0.146113519414, 0.011950652279, 0.887947502389],
+                       [-0.234820673844, 0.011950652279, 0.709908532488],
+                       [-0.234820658078, 0.011950651933, 0.709908532143],
+                       [-0.234820658078, 0.011950652279, 0.709908532143]])
+    raw = geo.convex_hull(points)
+    assert raw is not None
+    welded = geo.weld(*raw)
+    assert not geo.is_closed(welded[1], len(welded[0]))  # the plain hull opens when welded
+    hull = collision._hull(points, 64)
+    assert hull is not None
+    v, f = geo.weld(*hull)
+    assert geo.is_closed(f, len(v)) and len(v) == len(hull[0])
+    assert geo.signed_volume(*hull) == pytest.approx(geo.signed_volume(*raw), rel=1e-6)
