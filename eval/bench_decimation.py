@@ -1,7 +1,7 @@
 """Decimation of raw extracted surfaces: pymeshlab alone against the fast pre-reduction plus pymeshlab.
 
-Run: ``python eval/bench_decimation.py [--resolutions 256,512] [--target 50000]`` → prints a table and writes
-eval/results/decimation.json.
+Run: ``python eval/bench_decimation.py [--resolutions 256,512] [--target 50000] [--generated]`` → prints a table
+and writes eval/results/decimation.json.
 
 ``seed3d.geometry.postprocess.clean_shell`` decimates a raw marching-cubes surface (about 1.3 M faces for a
 generated shape at 512³) to the pipeline's target. Both ways are run side by side in one process on the same
@@ -10,7 +10,8 @@ surfaces: ``pymeshlab`` is the topology-preserving quadric collapse alone on the
 then finishes with the same pymeshlab call (today's ``_decimate``). The surfaces are analytic fields with
 bumps, a thin slab and a hole (``extract_surface``, the extractor the pipeline uses); error is the distance of
 20,000 points sampled on the raw surface to each decimated one (mean and max, in units of the grid cell), and
-both results are checked closed.
+both results are checked closed. ``--generated`` adds the raw surfaces the shipped generator makes for
+eval/bench_pipeline.py's two inputs (its text and its cabinet image) at the default settings (256³).
 """
 
 from __future__ import annotations
@@ -59,17 +60,39 @@ def _pymeshlab_only(mesh: Mesh, target: int) -> Mesh | None:
         postprocess.PRE_REDUCE = saved
 
 
-def run(resolutions: list[int], target: int) -> list[dict[str, Any]]:
-    """One row per resolution and way: faces, seconds, closed, error."""
+def generated_surfaces(folder: Path) -> list[tuple[str, int, Mesh]]:
+    """(name, resolution, raw surface) for bench_pipeline's text and image inputs, default generation settings."""
+    from bench_pipeline import TEXT, cabinet_image
+
+    from seed3d.geometry.generate import GenerateOptions
+    from seed3d.pipeline import Seed3DPipeline
+
+    gen = Seed3DPipeline.from_pretrained().geometry()
+    opts = GenerateOptions()
+    out = []
+    for name, kwargs in (("text", {"text": TEXT}), ("image", {"image": cabinet_image(folder / "cabinet.png")})):
+        cond, mask = gen.condition(**kwargs)
+        out.append((f"generated {name}", opts.resolution, gen.extract(gen.sample_latent(cond, mask, opts),
+                                                                        opts.resolution)))
+    return out
+
+
+def run(resolutions: list[int], target: int, generated: bool = False) -> list[dict[str, Any]]:
+    """One row per surface and way: faces, seconds, closed, error."""
+    import tempfile
+
+    surfaces = [(f"analytic {res}³", res, extract_surface(bumpy, resolution=res, coarse=32)) for res in resolutions]
+    if generated:
+        with tempfile.TemporaryDirectory() as tmp:
+            surfaces += generated_surfaces(Path(tmp))
     rows = []
-    for res in resolutions:
-        raw = extract_surface(bumpy, resolution=res, coarse=32)
+    for name, res, raw in surfaces:
         cell = 2.0 / res
         for way, fn in (("pymeshlab", _pymeshlab_only), ("two-stage", postprocess._decimate)):
             t0 = time.perf_counter()
             out = fn(raw, target)
             seconds = time.perf_counter() - t0
-            row: dict[str, Any] = {"resolution": res, "raw_faces": len(raw.faces), "way": way,
+            row: dict[str, Any] = {"surface": name, "resolution": res, "raw_faces": len(raw.faces), "way": way,
                                    "seconds": round(seconds, 2), "closed": out is not None}
             if out is not None:
                 mean, worst = _error(raw, out, cell)
@@ -84,20 +107,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--resolutions", default="256,512", help="extraction resolutions (comma-separated)")
     parser.add_argument("--target", type=int, default=50000, help="target face count")
+    parser.add_argument("--generated", action="store_true",
+                        help="also the shipped generator's raw surfaces for bench_pipeline's text and image")
     parser.add_argument("--out", default=str(RESULTS / "decimation.json"))
     args = parser.parse_args()
     resolutions = [int(r) for r in args.resolutions.split(",")]
-    rows = run(resolutions, args.target)
+    rows = run(resolutions, args.target, args.generated)
     speedup = {}
-    for res in resolutions:
-        a, b = (next(r for r in rows if r["resolution"] == res and r["way"] == way)
+    for name in dict.fromkeys(r["surface"] for r in rows):
+        a, b = (next(r for r in rows if r["surface"] == name and r["way"] == way)
                 for way in ("pymeshlab", "two-stage"))
-        speedup[str(res)] = round(a["seconds"] / max(b["seconds"], 1e-9), 2)
-    head = (f"{'res':>4} {'raw faces':>10} {'way':>10} {'faces':>7} {'s':>7} {'closed':>6} {'err mean':>8} "
+        speedup[name] = round(a["seconds"] / max(b["seconds"], 1e-9), 2)
+    head = (f"{'surface':>16} {'raw faces':>10} {'way':>10} {'faces':>7} {'s':>7} {'closed':>6} {'err mean':>8} "
             f"{'err max':>7}")
     lines = [head, "-" * len(head)]
     for r in rows:
-        lines.append(f"{r['resolution']:>4} {r['raw_faces']:>10} {r['way']:>10} {r.get('faces', 0):>7} "
+        lines.append(f"{r['surface']:>16} {r['raw_faces']:>10} {r['way']:>10} {r.get('faces', 0):>7} "
                      f"{r['seconds']:>7.2f} {r['closed']!s:>6} {r.get('error_mean_cells', float('nan')):>8.4f} "
                      f"{r.get('error_max_cells', float('nan')):>7.3f}")
     text = "\n".join(lines)
@@ -106,7 +131,7 @@ def main() -> None:
     doc = {"benchmark": "decimation of raw extracted surfaces: pymeshlab alone vs fast pre-reduction + pymeshlab",
            "command": "python eval/bench_decimation.py" + (f" --resolutions {args.resolutions}"
                                                           if args.resolutions != "256,512" else "")
-           + (f" --target {args.target}" if args.target != 50000 else ""),
+           + (f" --target {args.target}" if args.target != 50000 else "") + (" --generated" if args.generated else ""),
            "pre_reduce": postprocess.PRE_REDUCE, "target": args.target,
            "machine": {"python": platform.python_version(), "cpu": platform.processor() or platform.machine()},
            "rows": rows, "speedup": speedup, "table": text.splitlines()}

@@ -109,6 +109,10 @@ def run_child(spec: dict[str, Any], out: Path) -> dict[str, Any]:
             "cpu_seconds": round(sum(cpu.values()), 1)}
 
 
+#: The text input of the per-asset runs.
+TEXT = "a wooden cabinet with two doors"
+
+
 def cabinet_image(path: Path) -> Path:
     """A 256-pixel render of a procedural cabinet with alpha (the image input)."""
     import numpy as np
@@ -127,7 +131,7 @@ def cabinet_image(path: Path) -> Path:
 def per_asset(tmp: Path, image: Path, settings: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """One child-process run per (settings, input)."""
     rows = []
-    inputs = {"text": {"text": "a wooden cabinet with two doors"},
+    inputs = {"text": {"text": TEXT},
               "image": {"image": str(image), "category": "cabinet"}}
     for label, options in settings.items():
         for kind, given in inputs.items():
@@ -154,7 +158,7 @@ def batch_throughput(tmp: Path, items: int) -> list[dict[str, Any]]:
     from seed3d.batch import run_batch
 
     manifest = tmp / "jobs.jsonl"
-    manifest.write_text("".join(json.dumps({"text": "a wooden cabinet with two doors", "seed": i, **REDUCED}) + "\n"
+    manifest.write_text("".join(json.dumps({"text": TEXT, "seed": i, **REDUCED}) + "\n"
                                 for i in range(items)))
     rows = []
     for label, kw in (("1 worker", {"workers": 1}), ("2 workers", {"workers": 2}),
