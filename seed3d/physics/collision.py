@@ -674,6 +674,8 @@ def _paths(joint: Any, hulls: list[FloatArray], margin: float) -> list[FloatArra
 
     step = _SWING_STEP
     lower, upper = joint.lower, joint.upper
+    if not hulls:
+        return []
     if joint.type == "continuous":
         # a full turn; steps as wide as keep the arc's bulge past the joint hulls under half the clearing margin
         lower, upper = 0.0, 2 * math.pi

@@ -203,3 +203,11 @@ def test_a_round_cap_is_cleared_over_a_full_turn_and_a_square_one_only_at_rest()
     cut = clear_moving_parts(square, margin=1e-3)
     assert _turned_overlap(cut, square_pieces, 0.0) <= CONTACT_DEPTH
     assert _turned_overlap(cut, square_pieces, 20.0) > CONTACT_DEPTH
+
+
+def test_a_spinning_part_without_collision_hulls_cuts_nothing() -> None:
+    asset, _ = _capped_bottle(round_cap=True)
+    asset.part("cap").collision = []
+    cleared = clear_moving_parts(asset, margin=1e-3)
+    assert np.allclose(cleared.part("body").collision[0].vertices, asset.part("body").collision[0].vertices)
+    assert cleared.metadata["physics"]["clearance"]["parts"] == {}
