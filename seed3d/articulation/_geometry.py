@@ -84,6 +84,15 @@ class DistanceField:
         q = self._o3d.core.Tensor(np.ascontiguousarray(points, dtype=np.float32))
         return self._scene.compute_distance(q).numpy().astype(np.float64)
 
+    def ray_distance(self, origins: FloatArray, direction: FloatArray) -> FloatArray:
+        """Distance (m) each ray from ``origins`` (N, 3) along ``direction`` travels before it meets the mesh
+        (inf when it never does)."""
+        if not len(origins):
+            return np.zeros(0)
+        d = np.broadcast_to(np.asarray(direction, np.float64), np.shape(origins))
+        rays = np.ascontiguousarray(np.concatenate([origins, d], axis=1), dtype=np.float32)
+        return self._scene.cast_rays(self._o3d.core.Tensor(rays))["t_hit"].numpy().astype(np.float64)
+
     def closest(self, points: FloatArray) -> FloatArray:
         """The closest point on the mesh surface to each point (N, 3)."""
         if not len(points):

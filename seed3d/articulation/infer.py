@@ -57,6 +57,13 @@ FITTINGS: frozenset[str] = frozenset({"handle", "knob", "button", "panel", "bulb
 FIXED_LABELS: frozenset[str] = frozenset({"body", "leg", "top", "frame", "base", "back", "cushion", "keyboard", "bulb",
                                           "panel", "shelf"})
 
+#: A part labelled button whose round face is at least this wide (m) is a dial (synth buttons are at most 35 mm
+#: across, dials 45 mm and more); one at least ``BAR_LENGTH`` long and ``BAR_RATIO`` times longer than wide is a
+#: bar handle (the segmenter mistakes both for buttons).
+DIAL_WIDTH = 0.04
+BAR_LENGTH = 0.06
+BAR_RATIO = 2.5
+
 _Z = np.array([0.0, 0.0, 1.0])
 _X = np.array([1.0, 0.0, 0.0])
 
@@ -370,6 +377,46 @@ class PartContext:
                 out.append((d, self.free_travel(d, stop) >= stop * 0.999))
         return out
 
+    def surface_clearance(self, direction: FloatArray, stop: float, lead: float = 0.002) -> float:
+        """The share of this subtree's exposed surface facing ``direction`` that can travel ``stop`` (m) that way
+        without meeting the true surface of another part: rays cast from its samples (started ``lead`` ahead)
+        against every part that stays still; rays that meet the subtree itself again (from inside a drawer's box)
+        do not count. Unlike ``free_travel`` it does not see collision hulls, which may fill a cavity that the
+        hull clearing (after the decision) opens."""
+        d = unit(direction)
+        moving = set(self.moving)
+        samples = [self.analysis.shape(n).samples for n in self.moving]
+        origins = np.concatenate([s.points[s.normals @ d > 0.5] for s in samples]) + lead * d
+        if not len(origins):
+            return 0.0
+        own = np.full(len(origins), np.inf)
+        for name in self.moving:
+            own = np.minimum(own, self.analysis.field(name).ray_distance(origins, d))
+        origins = origins[np.isinf(own)]
+        if not len(origins):
+            return 0.0
+        lo, hi = origins.min(axis=0), origins.max(axis=0)
+        lo, hi = np.minimum(lo, lo + stop * d), np.maximum(hi, hi + stop * d)
+        reach = np.full(len(origins), np.inf)
+        for part in self.analysis.asset.parts:
+            plo, phi = part.mesh.bounds
+            if part.name in moving or np.any(plo > hi) or np.any(phi < lo):
+                continue
+            reach = np.minimum(reach, self.analysis.field(part.name).ray_distance(origins, d))
+        return float(np.mean(reach >= stop))
+
+    def clear_directions(self, share: float = 0.95) -> list[FloatArray]:
+        """The ± box axes along which at least ``share`` of the facing surface is clear of other parts' true
+        surfaces for 30 % of the part's extent that way (``surface_clearance``)."""
+        out = []
+        for a in self.shape.box.axes:
+            for s in (1.0, -1.0):
+                d = s * a
+                ext = float(np.abs(self.shape.box.axes @ d) @ self.shape.box.extents)
+                if self.surface_clearance(d, max(0.3 * ext, 0.02)) >= share:
+                    out.append(d)
+        return out
+
     def summary(self) -> dict[str, Any]:
         """JSON-able facts about the part (what a VLM prompt shows)."""
         box = self.shape.box
@@ -464,6 +511,23 @@ def _is_cap(ctx: PartContext, skirt: float = 0.15, narrower: float = 0.95) -> bo
             and off_axis < 0.1 * parent_width)
 
 
+def _is_dial(ctx: PartContext) -> bool:
+    """A solid of revolution about its thinnest box axis whose round face is at least ``DIAL_WIDTH`` across."""
+    shape = ctx.shape
+    if not shape.symmetric:
+        return False
+    order = shape.box.order()
+    e = shape.box.extents
+    thin = shape.box.axes[int(order[0])]
+    return bool(abs(float(shape.symmetry_axis @ thin)) > 0.9 and e[order[1]] >= DIAL_WIDTH)
+
+
+def _is_bar(ctx: PartContext) -> bool:
+    """At least ``BAR_LENGTH`` long and ``BAR_RATIO`` times longer than its next extent."""
+    e = np.sort(ctx.shape.box.extents)
+    return bool(e[2] >= BAR_LENGTH and e[2] >= BAR_RATIO * e[1])
+
+
 def _ball_centre(ctx: PartContext, contact: Contact) -> FloatArray | None:
     """Centre of a ball (or a hub) the part touches its parent with, fitted on growing neighbourhoods of the
     contact patch; None when the part is flat there."""
@@ -484,7 +548,8 @@ def _ball_centre(ctx: PartContext, contact: Contact) -> FloatArray | None:
 class RuleReasoner:
     """The default reasoner: explicit rules over the part label, its contact with the parent and the candidates.
 
-    A part labelled door, drawer, lid, screen, knob, wheel or button moves by its label; handles, levers,
+    A part labelled door, drawer, lid, screen, knob, wheel or button moves by its label (a round button as wide
+    as a dial turns; a long bar labelled button is judged as a handle); handles, levers,
     spouts, seats, arms, shades, trays and unknown parts move only when they have a running clearance to their
     parent (glued parts touch), and then by their shape: a sleeve fit slides (or turns when the part is a solid of
     revolution), a collar swings round its post, a knuckle tilts. Structural labels are fixed.
@@ -518,7 +583,12 @@ class RuleReasoner:
         if label == "wheel":
             return self._spin(ctx, "wheel", "a wheel spins about its axle (symmetry axis)")
         if label == "button":
-            return self._press(ctx)
+            if _is_dial(ctx):
+                return self._spin(ctx, "spin", f"a round button {DIAL_WIDTH * 100:g} cm or more across is a dial: it "
+                                               "turns about its symmetry axis")
+            if not _is_bar(ctx):
+                return self._press(ctx)
+            label = "handle"  # a long bar labelled button: judged as a handle
         if kind != CLEARANCE:
             return _fixed(ctx, f"no running clearance to {ctx.parent} ({kind}): glued or carried")
         if label == "handle":
@@ -604,7 +674,11 @@ class RuleReasoner:
 
     def _slide(self, ctx: PartContext, prior: str, reason: str, direction: FloatArray | None = None) -> Decision:
         if direction is None:
-            free = [d for d, ok in ctx.free_directions() if ok]
+            # the ways clear of the other parts' true surfaces, preferably also of their hulls (hulls may fill
+            # the cavity a part slides in until the clearing after the decision opens it)
+            hull_free = [d for d, ok in ctx.free_directions() if ok]
+            clear = ctx.clear_directions()
+            free = [d for d in clear if any(float(d @ h) > 0.999 for h in hull_free)] or clear or hull_free
             if free:
                 def rank(d: FloatArray) -> float:
                     away = float(unit(ctx.shape.box.centre - ctx.parent_shape.centroid) @ d)

@@ -230,3 +230,39 @@ def test_joints_that_hold_their_pose_carry_their_subtree_weight_by_friction() ->
         arm = float(np.linalg.norm(rel - (rel @ j.unit_axis) * j.unit_axis))
         assert j.friction >= FAST.hold_margin * mass * 9.81 * arm - 1e-9
     assert max(j.friction for j in held) > 3.0  # above the preset's flat 3 N·m for the heaviest load
+
+
+def test_a_drawer_whose_cavity_the_coarse_hull_fills_slides_out_of_the_front() -> None:
+    """The body's single convex hull fills the drawer's cavity, so every way out is blocked for the hulls and the
+    drawer used to slide the way its centre lies from the body's (up, into the top panel). Its true surface is
+    free only out of the front, and the hulls are cleared along that path before the limits are swept."""
+    body = difference(box([-0.2, -0.3, 0.0], [0.2, 0.3, 1.0]), box([-0.17, -0.27, 0.75], [0.21, 0.27, 0.95]))
+    drawer = difference(box([-0.165, -0.265, 0.755], [0.2, 0.265, 0.945]),
+                        box([-0.15, -0.25, 0.77], [0.185, 0.25, 0.96]))
+    parts = [Part("body", body, label="body"), Part("drawer", drawer, label="drawer")]
+    asset = articulate(Asset("dresser", parts, joints_known=False), config=FAST)
+    joint = _joint(asset, "drawer")
+    assert joint.type == "prismatic" and joint.unit_axis @ np.array([1.0, 0.0, 0.0]) > 0.99
+    assert joint.upper > 0.2  # most of its 0.365 m depth
+
+
+def test_a_dial_sized_round_button_turns_and_a_bar_labelled_button_is_a_handle() -> None:
+    """The segmenter labels a washing machine's 58 mm dial and a drawer's bar handle as buttons: a round button
+    as wide as a dial turns about its axis, and a long bar glued to a drawer front is fixed like a handle; a
+    small round button still presses in."""
+    body = box([-0.3, -0.3, 0.0], [0.3, 0.3, 0.8])
+    dial = cylinder(0.029, 0.03, 48, (1, 0, 0), (0.302, -0.1, 0.7))
+    button = cylinder(0.008, 0.01, 32, (1, 0, 0), (0.302, 0.1, 0.7))
+    drawer = box([0.0, -0.25, 0.1], [0.3, 0.25, 0.3])
+    bar = box([0.3, -0.048, 0.19], [0.312, 0.048, 0.218])
+    body = difference(body, box([0.0, -0.253, 0.097], [0.31, 0.253, 0.303]))
+    parts = [Part("body", body, label="body"), Part("dial", dial, label="button"),
+             Part("button", button, label="button"), Part("drawer", drawer, label="drawer"),
+             Part("bar", bar, label="button")]
+    asset = articulate(Asset("washer", parts, joints_known=False), config=FAST)
+    dial_joint = _joint(asset, "dial")
+    assert dial_joint.type == "continuous" and abs(dial_joint.unit_axis @ np.array([1.0, 0.0, 0.0])) > 0.99
+    press = _joint(asset, "button")
+    assert press.type == "prismatic" and press.unit_axis @ np.array([-1.0, 0.0, 0.0]) > 0.99
+    bar_joint = _joint(asset, "bar")
+    assert bar_joint.type == "fixed" and bar_joint.parent == "drawer"
