@@ -38,7 +38,7 @@ class GenerationRequest(BaseModel):
     formats: list[Format] | None = Field(None, min_length=1, max_length=4,
                                          description="Exports to write (default: all).")
     steps: int | None = Field(None, ge=1, le=1000, description="Flow sampling steps (default 25).")
-    resolution: int | None = Field(None, ge=32, le=2048, description="Surface extraction resolution (default 256).")
+    resolution: int | None = Field(None, ge=32, le=2048, description="Surface extraction resolution (default 128).")
     guidance: float | None = Field(None, ge=0.0, le=30.0, description="Classifier-free guidance (default 3).")
 
     @field_validator("stages", "formats")

@@ -11,7 +11,8 @@ then finishes with the same pymeshlab call (today's ``_decimate``). The surfaces
 bumps, a thin slab and a hole (``extract_surface``, the extractor the pipeline uses); error is the distance of
 20,000 points sampled on the raw surface to each decimated one (mean and max, in units of the grid cell), and
 both results are checked closed. ``--generated`` adds the raw surfaces the shipped generator makes for
-eval/bench_pipeline.py's two inputs (its text and its cabinet image) at the default settings (256³).
+eval/bench_pipeline.py's two inputs (its text and its cabinet image) at the default settings but 256³ (the
+large surfaces the pipeline extracted before its default became 128³).
 """
 
 from __future__ import annotations
@@ -61,14 +62,15 @@ def _pymeshlab_only(mesh: Mesh, target: int) -> Mesh | None:
 
 
 def generated_surfaces(folder: Path) -> list[tuple[str, int, Mesh]]:
-    """(name, resolution, raw surface) for bench_pipeline's text and image inputs, default generation settings."""
+    """(name, resolution, raw surface) for bench_pipeline's text and image inputs, default generation settings
+    extracted at 256³."""
     from bench_pipeline import TEXT, cabinet_image
 
     from seed3d.geometry.generate import GenerateOptions
     from seed3d.pipeline import Seed3DPipeline
 
     gen = Seed3DPipeline.from_pretrained().geometry()
-    opts = GenerateOptions()
+    opts = GenerateOptions(resolution=256)
     out = []
     for name, kwargs in (("text", {"text": TEXT}), ("image", {"image": cabinet_image(folder / "cabinet.png")})):
         cond, mask = gen.condition(**kwargs)

@@ -1,5 +1,5 @@
 """Geometry time and peak memory per asset on CPU at default settings (shipped weights, 25 flow steps, guidance 3,
-extraction at 256^3, 50k faces), through ``Seed3DPipeline`` as ``seed3d generate`` runs it.
+extraction at 128^3, 50k faces), through ``Seed3DPipeline`` as ``seed3d generate`` runs it.
 
 Run: ``python eval/bench_generate.py [--runs 3]`` → prints per-stage times and writes
 eval/results/generate.json. Inputs: test-split descriptions and, for image runs, view 0 of the same samples

@@ -2,7 +2,7 @@
 batch throughput with 1 and 2 local workers and on a local Ray cluster.
 
 Per asset: ``run_job`` (every built stage, every export, validation, preview) in a fresh child process, at the
-default settings (steps 25, resolution 256, 50k faces) and at the reduced settings of the end-to-end tests
+default settings (steps 25, resolution 128, 50k faces) and at the reduced settings of the end-to-end tests
 (steps 2, resolution 64, 800 faces), for one text and one image (a rendered procedural cabinet). Peak memory is
 the largest sum of proportional set sizes (PSS: pages shared copy-on-write with a parent count once) over the
 child's process tree (CoACD and the engine checks run in further processes), polled every 0.1 s with psutil,

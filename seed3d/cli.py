@@ -453,7 +453,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--faces", type=_positive, default=50_000, help="faces after decimation (default 50000)")
     p.add_argument("--steps", type=_positive, default=25, help="flow sampling steps (default 25)")
     p.add_argument("--guidance", type=float, default=3.0, help="classifier-free guidance scale (default 3)")
-    p.add_argument("--resolution", type=_positive, default=256, help="surface extraction grid (default 256)")
+    p.add_argument("--resolution", type=_positive, default=128, help="surface extraction grid (default 128)")
     p.add_argument("--texture-size", type=_positive, default=1024,
                    help="texture side for the whole asset, up to 2048 (default 1024)")
     p.add_argument("--category", help="category whose typical size applies when the text gives none")

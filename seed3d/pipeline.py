@@ -130,8 +130,8 @@ class PipelineOptions:
     """Flow sampling steps."""
     guidance: float = 3.0
     """Classifier-free guidance scale."""
-    resolution: int = 256
-    """Surface-extraction resolution."""
+    resolution: int = 128
+    """Surface-extraction resolution (see ``GenerateOptions.resolution``)."""
     target_faces: int | None = 50_000
     """Faces of the generated mesh after decimation."""
     texture_size: int = 1024
@@ -409,7 +409,7 @@ class JobSpec:
     """Flow sampling steps."""
     guidance: float = 3.0
     """Classifier-free guidance scale."""
-    resolution: int = 256
+    resolution: int = 128
     """Surface-extraction grid."""
     formats: tuple[str, ...] = DEFAULT_FORMATS
     """Exports to write: any of glb, urdf, mjcf, usd."""
