@@ -288,9 +288,15 @@ def articulate(asset: Asset, reasoner: Reasoner | None = None, config: Articulat
         for i, name in enumerate(order[1:]):
             report(0.72 + 0.28 * i / max(len(order) - 1, 1), f"limits of {name}")
             d, lower, upper, sweep, note = _limits(work, scene, parents, name, decisions[name], cfg)
-            if d.type in ("revolute", "prismatic") and upper - lower <= 1e-9:
-                # the sweep leaves no free range (the part is blocked at rest): a joint that cannot move is fixed
-                note = (note + "; " if note else "") + "no free range in the sweep: fixed instead"
+            overlap = 0.0 if d.type == "fixed" else max(
+                (v for (_, other), v in scene.depths(subtree(parents, name), ground=False).items()
+                 if other == parents[name]), default=0.0)
+            if d.type in ("revolute", "prismatic") and (upper - lower <= 1e-9 or overlap > cfg.limits.rest_overlap):
+                # the sweep leaves no free range (the part is blocked at rest), or the part sits inside its parent:
+                # a joint that cannot move, or cannot be checked moving, is fixed
+                note = (note + "; " if note else "") + (
+                    "no free range in the sweep: fixed instead" if upper - lower <= 1e-9 else
+                    f"overlaps {parents[name]} by {overlap * 1000:.1f} mm at rest: fixed instead")
                 d = Decision("fixed", d.axis, d.origin, d.candidate, "", "fixed", d.reason + "; " + note)
                 lower = upper = 0.0
             preset = dict(JOINT_PRESETS.get(d.preset, JOINT_PRESETS["fixed"]))

@@ -266,3 +266,18 @@ def test_a_dial_sized_round_button_turns_and_a_bar_labelled_button_is_a_handle()
     assert press.type == "prismatic" and press.unit_axis @ np.array([-1.0, 0.0, 0.0]) > 0.99
     bar_joint = _joint(asset, "bar")
     assert bar_joint.type == "fixed" and bar_joint.parent == "drawer"
+
+
+def test_a_drawer_overlapping_its_parents_hulls_at_rest_is_fixed() -> None:
+    """Without the hull clearing, the body's single convex hull fills the drawer's cavity: the drawer would move
+    out of the overlap freely, but a moving part that overlaps its parent at rest fails validation, so it is
+    fixed, with the overlap in the note; with the clearing (the default) it slides."""
+    body = difference(box([-0.2, -0.3, 0.0], [0.2, 0.3, 0.4]), box([-0.17, -0.27, 0.05], [0.21, 0.27, 0.35]))
+    drawer = difference(box([-0.165, -0.265, 0.055], [0.2, 0.265, 0.345]),
+                        box([-0.15, -0.25, 0.07], [0.185, 0.25, 0.36]))
+    parts = [Part("body", body, label="body"), Part("drawer", drawer, label="drawer")]
+    stuck = articulate(Asset("filled", parts, joints_known=False),
+                       config=ArticulationConfig(physics=FAST.physics, clearance=None))
+    assert _joint(stuck, "drawer").type == "fixed"
+    assert "mm at rest: fixed instead" in stuck.metadata["articulation"]["parts"]["drawer"]["note"]
+    assert _joint(articulate(Asset("filled", parts, joints_known=False), config=FAST), "drawer").type == "prismatic"
