@@ -57,7 +57,7 @@ def main() -> None:
                     Image.fromarray(rgba, "RGBA").save(image)
                 text = str(data["description"][i]) if mode == "text" else None
                 t = time.perf_counter()
-                asset = pipe(image=image, text=text, options=PipelineOptions(seed=0),
+                asset = pipe(image=image, text=text, options=PipelineOptions(seed=0, stages=("geometry",)),
                              name=str(data["sample_id"][i]))
                 total = time.perf_counter() - t
                 stages = asset.metadata["timings"]["geometry_detail"]
