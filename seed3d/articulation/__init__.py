@@ -288,10 +288,10 @@ def articulate(asset: Asset, reasoner: Reasoner | None = None, config: Articulat
         for i, name in enumerate(order[1:]):
             report(0.72 + 0.28 * i / max(len(order) - 1, 1), f"limits of {name}")
             d, lower, upper, sweep, note = _limits(work, scene, parents, name, decisions[name], cfg)
-            overlap = 0.0 if d.type == "fixed" else max(
-                (v for (_, other), v in scene.depths(subtree(parents, name), ground=False).items()
-                 if other == parents[name]), default=0.0)
-            if d.type in ("revolute", "prismatic") and (upper - lower <= 1e-9 or overlap > cfg.limits.rest_overlap):
+            bounded = d.type in ("revolute", "prismatic")
+            overlap = max((v for (_, other), v in scene.depths(subtree(parents, name), ground=False).items()
+                           if other == parents[name]), default=0.0) if bounded else 0.0
+            if bounded and (upper - lower <= 1e-9 or overlap > cfg.limits.rest_overlap):
                 # the sweep leaves no free range (the part is blocked at rest), or the part sits inside its parent:
                 # a joint that cannot move, or cannot be checked moving, is fixed
                 note = (note + "; " if note else "") + (
