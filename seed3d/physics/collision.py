@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import heapq
 import itertools
@@ -558,9 +559,22 @@ CONTACT_DEPTH = 5e-4
 
 
 def _normalised_planes(points: FloatArray) -> FloatArray | None:
-    """Unit outward planes (n, d), n·x ≤ d inside, of the convex hull of ``points``; None when it is flat."""
-    hull = geo.convex_hull(points)
-    return None if hull is None else geo.face_planes(*hull)
+    """Unit outward planes (n, d), n·x ≤ d inside, of the convex hull of ``points``; None when it is flat.
+
+    Read-only and memoised on the points' bytes: clearing asks for the planes of the same few hulls thousands of
+    times (each hull against every obstacle, each candidate merge against every path)."""
+    points = np.ascontiguousarray(points, np.float64).reshape(-1, 3)
+    return _planes_of(points.tobytes())
+
+
+@functools.lru_cache(maxsize=4096)
+def _planes_of(data: bytes) -> FloatArray | None:
+    hull = geo.convex_hull(np.frombuffer(data, np.float64).reshape(-1, 3))
+    if hull is None:
+        return None
+    planes = geo.face_planes(*hull)
+    planes.setflags(write=False)
+    return planes
 
 
 def _deepest_point(planes: FloatArray) -> tuple[FloatArray, float]:
