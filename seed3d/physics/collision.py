@@ -604,6 +604,25 @@ def penetration_bound(a: FloatArray, b: FloatArray) -> float:
     return float(overlap.min())
 
 
+def _too_thin(hull: tuple[FloatArray, IntArray], plane: FloatArray, inside: list[FloatArray], radius: float) -> bool:
+    """Whether the piece ``hull`` ∩ {outside ``plane``} ∩ {inside every plane of ``inside``} holds no ball of
+    ``radius``, shown without a linear program (a sufficient test; False says nothing): the part of the hull outside
+    ``plane`` (its kept vertices and its edges' crossings) lies within a slab thinner than the ball, either beyond
+    ``plane`` or inside one of the ``inside`` planes."""
+    vertices, faces = hull
+    side = vertices @ plane[:3] - plane[3]
+    edges = np.concatenate([faces[:, [0, 1]], faces[:, [1, 2]], faces[:, [2, 0]]])
+    a, b = side[edges[:, 0]], side[edges[:, 1]]
+    crossing = (a > 0) != (b > 0)
+    t = (a[crossing] / (a[crossing] - b[crossing]))[:, None]
+    e = edges[crossing]
+    beyond = np.concatenate([vertices[side >= 0], vertices[e[:, 0]] + t * (vertices[e[:, 1]] - vertices[e[:, 0]])])
+    width = 2.0 * radius * (1.0 - 1e-6)  # a ball of the radius needs a slab at least twice as wide
+    if not len(beyond) or float((beyond @ plane[:3] - plane[3]).max()) < width:
+        return True
+    return any(float((beyond @ p[:3] - p[3]).min()) > -width for p in inside)
+
+
 def subtract_convex(hull: FloatArray, obstacle: FloatArray, margin: float,
                     min_radius: float = CONTACT_DEPTH) -> list[FloatArray]:
     """Convex pieces (vertex sets) of the hull of ``hull`` outside the hull of ``obstacle`` grown by ``margin``.
@@ -622,9 +641,13 @@ def subtract_convex(hull: FloatArray, obstacle: FloatArray, margin: float,
     excess = (hull @ pb[:, :3].T - pb[:, 3]).max(axis=0)
     cutting = np.argsort(-excess, kind="stable")
     cutting = cutting[excess[cutting] > 0]
+    whole = geo.convex_hull(hull)
     pieces: list[FloatArray] = []
     inside: list[FloatArray] = []
     for i in cutting:
+        if whole is not None and _too_thin(whole, pb[i], inside, min_radius):
+            inside.append(pb[i])
+            continue
         flipped = -pb[i][None, :]
         planes = np.concatenate([pa, flipped, *(p[None, :] for p in inside)])
         centre, radius = _deepest_point(planes)

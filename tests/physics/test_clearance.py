@@ -55,6 +55,31 @@ def test_subtract_convex_keeps_a_hull_it_does_not_touch() -> None:
     assert piece is cube
 
 
+def test_the_thin_piece_shortcut_never_drops_a_piece_that_holds_the_ball() -> None:
+    """``_too_thin`` skips the linear program for pieces it shows hold no ball of the radius: over random hulls and
+    planes it agrees with the program wherever it speaks, and it does speak."""
+    from seed3d.physics.collision import _deepest_point, _normalised_planes, _too_thin
+
+    rng = np.random.default_rng(0)
+    said = 0
+    for _ in range(40):
+        hull = rng.normal(size=(30, 3))
+        whole = geo.convex_hull(hull)
+        own = _normalised_planes(hull)
+        assert whole is not None and own is not None
+        normals = rng.normal(size=(8, 3))
+        normals /= np.linalg.norm(normals, axis=1, keepdims=True)
+        planes = np.concatenate([normals, rng.uniform(-0.5, 1.0, (8, 1))], axis=1)
+        for radius in (0.01, 0.2):
+            for i in range(len(planes)):
+                inside = list(planes[:i])
+                lp = np.concatenate([own, -planes[i][None, :], *(p[None, :] for p in inside)])
+                if _too_thin(whole, planes[i], inside, radius):
+                    said += 1
+                    assert _deepest_point(lp)[1] < radius
+    assert said > 20
+
+
 def _cabinet(axis: tuple[float, float, float] = (1.0, 0.0, 0.0)) -> Asset:
     """A carved cabinet body whose single coarse hull fills its drawer cavity, and the drawer in the cavity."""
     body_mesh = difference(box([0, 0, 0], [0.4, 0.5, 0.3]), box([0.02, 0.02, 0.02], [0.45, 0.48, 0.28]))
