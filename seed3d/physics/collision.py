@@ -569,6 +569,7 @@ def _normalised_planes(points: FloatArray) -> FloatArray | None:
 
 @functools.lru_cache(maxsize=4096)
 def _planes_of(data: bytes) -> FloatArray | None:
+    """``_normalised_planes`` of the float64 points (N, 3) stored in ``data``."""
     hull = geo.convex_hull(np.frombuffer(data, np.float64).reshape(-1, 3))
     if hull is None:
         return None
