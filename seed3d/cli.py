@@ -168,6 +168,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         if not hasattr(defaults, "init_from"):
             raise Seed3DError(f"--init-from does not apply to {args.train_command} (it starts from stage 1)")
         options["init_from"] = args.init_from
+    if getattr(args, "tagger_steps", None) is not None:
+        options["tagger_steps"] = args.tagger_steps
     if getattr(args, "tagger_only", False):
         if not args.init_from:
             raise Seed3DError("--tagger-only needs --init-from: the model folder whose generator is kept")
@@ -530,6 +532,8 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "pbr":
             t.add_argument("--tagger-only", action="store_true",
                            help="train only the material tagger (from --init-from's); keep --init-from's generator")
+            t.add_argument("--tagger-steps", type=_non_negative,
+                           help="optimiser steps of the material tagger (default: the training config's)")
         t.set_defaults(func=cmd_train)
     _load_plugin_commands(sub)
     return parser

@@ -161,6 +161,15 @@ def material_words_text(attributes: dict[str, Any] | str) -> str:
     return ", ".join(finish_words(f) for f in asset_finishes(attributes))
 
 
+def kind_words_text(attributes: dict[str, Any] | str) -> str:
+    """The kinds of a synth asset's finishes without their colours, comma separated (``painted wood, polished
+    metal``): the words an image-only request gets from the material tagger."""
+    from seed3d.synth.materials import KIND_WORDS
+
+    kinds = dict.fromkeys(KIND_WORDS.get(f["kind"], f["kind"]) for f in asset_finishes(attributes))
+    return ", ".join(kinds)
+
+
 # ---------------------------------------------------------------------------------------------- training views
 
 
@@ -207,8 +216,8 @@ def load_views(root: PathType, split: str, resolution: int, reference_resolution
 
     ``target`` (N, V, 5, r, r) f16, ``geometry`` (N, V, 6, r, r) f16 (normal, position; coverage is ``mask``),
     ``mask`` (N, V, r, r), ``reference`` (N, Vc, 3, R, R) uint8, ``category``, ``description``, ``materials``
-    (material words), ``attributes`` (JSON), and MiniLM states of both texts: ``desc_tokens`` / ``desc_mask``,
-    ``mat_tokens`` / ``mat_mask``."""
+    (material words), ``kinds`` (their kinds only), ``attributes`` (JSON), and MiniLM states of the three texts:
+    ``desc_tokens`` / ``desc_mask``, ``mat_tokens`` / ``mat_mask``, ``kind_tokens`` / ``kind_mask``."""
     from seed3d.synth.dataset import ShardDataset
 
     report = progress or (lambda f, m: None)
@@ -221,7 +230,8 @@ def load_views(root: PathType, split: str, resolution: int, reference_resolution
     path = Path(cache_dir) / f"pbr-views-{split}-{key}.npz"
     if path.is_file():
         with np.load(path, allow_pickle=False) as z:
-            return {k: z[k] for k in z.files}
+            cached = {k: z[k] for k in z.files}
+        return _with_kind_tokens(cached, max_text_tokens)
     chunks: list[dict[str, np.ndarray]] = []
     texts: dict[str, list[str]] = {"category": [], "description": [], "attributes": []}
     for s in range(len(ds.shards)):
@@ -241,7 +251,18 @@ def load_views(root: PathType, split: str, resolution: int, reference_resolution
     with atomic_file(path) as tmp, open(tmp, "wb") as f:
         np.savez(f, **out)
     log.info("cached %d samples of %s at %d px in %s", len(out["target"]), split, resolution, path)
-    return out
+    return _with_kind_tokens(out, max_text_tokens)
+
+
+def _with_kind_tokens(views: dict[str, np.ndarray], max_text_tokens: int) -> dict[str, np.ndarray]:
+    """Add ``kinds`` (each sample's :func:`kind_words_text`) and their MiniLM states ``kind_tokens`` /
+    ``kind_mask`` (few distinct texts: encoded once each, not cached)."""
+    kinds = [kind_words_text(str(a)) for a in views["attributes"]]
+    unique = sorted(set(kinds))
+    tokens, masks = encode_token_arrays(unique, max_text_tokens)
+    pos = {k: i for i, k in enumerate(unique)}
+    where = np.array([pos[k] for k in kinds], np.int64)
+    return {**views, "kinds": np.array(kinds), "kind_tokens": tokens[where], "kind_mask": masks[where]}
 
 
 def geometry_batch(views: dict[str, np.ndarray], idx: np.ndarray) -> torch.Tensor:

@@ -576,7 +576,7 @@ def generate_views(model: PBRGenerator, target: object | None = None, *, geometr
     """Albedo, metallic and roughness of the rig's views of ``target`` (an ``Asset``, ``Mesh`` or ``RenderMesh``;
     or pre-rendered ``geometry``), conditioned on a prompt ``text``, ``material_words``, a ``caption`` from a
     local VLM and/or a reference ``image`` (path, bytes or array). With an image and a ``tagger`` but no words,
-    caption or text, the tagger's material words describe it. Deterministic per ``seed``."""
+    caption or text, the tagger's words describe it (``MaterialTagger.image_words``). Deterministic per ``seed``."""
     from seed3d.condition.image import preprocess_image, to_tensor
     from seed3d.condition.text import default_text_encoder
     from seed3d.pbr.data import render_geometry
@@ -597,7 +597,7 @@ def generate_views(model: PBRGenerator, target: object | None = None, *, geometr
         ref = to_tensor(preprocess_image(image, size=cfg.reference_resolution)).to(device)
     tagged: list[str] = []
     if ref is not None and tagger is not None and not (material_words or caption or (text and text.strip())):
-        tagged = tagger.predict_words(ref.to(next(tagger.parameters()).device))[0]
+        tagged = tagger.image_words(ref.to(next(tagger.parameters()).device))[0]
         log.info("material tagger: %s", ", ".join(tagged) or "(nothing above threshold)")
     prompt = material_prompt(text, material_words, caption, tagged)
     tokens = mask = None

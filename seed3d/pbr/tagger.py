@@ -167,6 +167,24 @@ class MaterialTagger(nn.Module, PretrainedMixin):
             out.append(words)
         return out
 
+    @torch.no_grad()
+    def predict_kinds(self, images: torch.Tensor, threshold: float | None = None) -> list[list[str]]:
+        """Kind words per image (B, 3, S, S), colours left out: every kind above ``threshold`` (default: the
+        config's), most probable first, and at least the most probable one."""
+        thr = self.config.threshold if threshold is None else float(threshold)
+        kp = self(images)[1].sigmoid().cpu().numpy()
+        out = []
+        for b in range(kp.shape[0]):
+            order = np.argsort(-kp[b], kind="stable")
+            out.append([self.config.kinds[int(k)] for n, k in enumerate(order) if n == 0 or kp[b, k] >= thr])
+        return out
+
+    def image_words(self, images: torch.Tensor) -> list[list[str]]:
+        """The words an image-only texture request is conditioned on, per image (B, 3, S, S): the finish words of
+        :meth:`predict_words`. (Kind words alone, with a generator trained on them, ``PBRTrainConfig.kinds_share``,
+        scored better roughness but worse albedo: weights/pbr/MODEL_CARD.md.)"""
+        return self.predict_words(images)
+
     def tag(self, image: object) -> list[str]:
         """Material words of one image (path, bytes, PIL image or array), preprocessed as the generator's
         reference image is."""

@@ -61,6 +61,10 @@ class PBRTrainConfig(TrainConfig):
     """Share conditioned on a material text only (the rest get both)."""
     words_share: float = 0.5
     """Share of text-conditioned samples given the bare material words instead of the full description."""
+    kinds_share: float = 0.0
+    """Share of the samples with both image and text whose text is only the kinds of their finishes (``painted
+    wood, polished metal``), as an image-only request gets from the tagger: the colour must come from the image
+    (they get the colour permutation too)."""
     drop_condition: float = 0.1
     """Share trained with the null condition (for classifier-free guidance)."""
     colour_swap: float = 0.5
@@ -93,7 +97,7 @@ class PBRTrainConfig(TrainConfig):
     """Tagger sizes."""
 
     def __post_init__(self) -> None:
-        for name in ("image_share", "text_share", "words_share", "drop_condition", "colour_swap"):
+        for name in ("image_share", "text_share", "words_share", "kinds_share", "drop_condition", "colour_swap"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise InvalidInputError(f"{name} must lie in [0, 1], got {getattr(self, name)}")
         if self.tagger_steps < 0 or self.tagger_batch < 1 or self.tagger_lr <= 0:
@@ -170,7 +174,13 @@ def make_batch(views: dict[str, np.ndarray], labels: tuple[np.ndarray, np.ndarra
     drop = rng.random(cfg.batch) < cfg.drop_condition
     gen = torch.Generator().manual_seed(int(rng.integers(1 << 62)))
     target = views["target"][idx].astype(np.float32)
-    swap = (mode < cfg.image_share) & ~drop & (rng.random(cfg.batch) < cfg.colour_swap)
+    image_only = mode < cfg.image_share
+    swap = image_only & ~drop & (rng.random(cfg.batch) < cfg.colour_swap)
+    if cfg.kinds_share > 0:  # drawn only when used, so runs without it keep their batches
+        kinds = (mode >= cfg.image_share) & (mode < 1.0 - cfg.text_share) & (rng.random(cfg.batch) < cfg.kinds_share)
+        text = np.where(kinds[:, None, None], views["kind_tokens"][idx], text)
+        text_mask = np.where(kinds[:, None], views["kind_mask"][idx], text_mask)
+        swap |= kinds & ~drop & (rng.random(cfg.batch) < cfg.colour_swap)
     perms = np.stack([rng.permutation(3) for _ in range(cfg.batch)])
     for i in np.flatnonzero(swap):
         target[i, :, :3] = target[i][:, perms[i]]

@@ -342,6 +342,11 @@ def test_tagger_vocabulary_targets_and_words() -> None:
         tagger.kind_head[-1].bias[cfg.kinds.index("wood")] = 20.0
         tagger.kind_head[-1].bias[cfg.kinds.index("plastic")] = 20.0
     assert tagger.predict_words(torch.rand(1, 3, 16, 16))[0] == ["oak wood", "plastic"]
+    assert tagger.predict_kinds(torch.rand(1, 3, 16, 16))[0] == ["wood", "plastic"]
+    with torch.no_grad():
+        tagger.kind_head[-1].bias.fill_(-20.0)
+        tagger.kind_head[-1].bias[cfg.kinds.index("glass")] = -5.0
+    assert tagger.predict_kinds(torch.rand(2, 3, 16, 16)) == [["glass"], ["glass"]]  # the likeliest, if none passes
     with pytest.raises(InvalidInputError, match="tagger input"):
         tagger(torch.rand(1, 3, 8, 8))
     losses = tagger.loss(torch.rand(2, 3, 16, 16), fin, kind)

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from seed3d.errors import InvalidInputError
-from seed3d.pbr.data import load_views
+from seed3d.pbr.data import kind_words_text, load_views
 from seed3d.pbr.model import PBRGenerator, PBRModelConfig
 from seed3d.pbr.tagger import MaterialTagger, TaggerConfig
 from seed3d.pbr.train import (
@@ -108,6 +108,32 @@ def test_image_only_samples_swap_colour_channels_in_views_and_reference_alike(vi
     kept = make_batch(views, labels, 3, tiny_config(batch=32, image_share=0.0, text_share=1.0, colour_swap=1.0))
     same = make_batch(views, labels, 3, tiny_config(batch=32, image_share=0.0, text_share=1.0, colour_swap=0.0))
     assert torch.equal(kept["x0"], same["x0"])  # text-conditioned samples keep their colours
+
+
+def test_kind_word_samples_get_the_kinds_of_their_finishes_and_both_conditions(views: dict[str, np.ndarray]
+                                                                                 ) -> None:
+    labels = tagger_targets(views, MaterialTagger(TAGGER))
+    assert all(k and not any(ch.isdigit() for ch in k) for k in views["kinds"])
+    for i, a in enumerate(views["attributes"]):  # the kinds, in order, with no colour words
+        assert views["kinds"][i] == kind_words_text(str(a))
+    both = {"image_share": 0.0, "text_share": 0.0, "drop_condition": 0.0, "batch": 16}
+    kinds = make_batch(views, labels, 2, tiny_config(kinds_share=1.0, colour_swap=0.0, **both))
+    plain = make_batch(views, labels, 2, tiny_config(kinds_share=0.0, colour_swap=0.0, **both))
+    assert bool((kinds["use_text"] & kinds["use_image"]).all())
+    assert torch.equal(kinds["x0"], plain["x0"]) and torch.equal(kinds["image"], plain["image"])
+    kind_states = {views["kind_tokens"][j].astype(np.float32).tobytes() for j in range(len(views["kinds"]))}
+    assert all(kinds["text"][i].numpy().tobytes() in kind_states for i in range(16))
+    assert not any(plain["text"][i].numpy().tobytes() in kind_states for i in range(16))
+    swapped = make_batch(views, labels, 2, tiny_config(kinds_share=1.0, colour_swap=1.0, **both))
+    assert not torch.equal(swapped["x0"][:, :, :3], kinds["x0"][:, :, :3])  # colour comes from the image
+
+
+def test_kind_words_text_names_each_kind_once() -> None:
+    attrs = {"materials": {"body": {"kind": "wood", "colour": "oak"}, "front": {"kind": "wood", "colour": "walnut"},
+                           "handle": {"kind": "chrome", "colour": "polished nickel"}},
+             "legs": {"finish": {"kind": "painted_metal", "colour": "black"}}}
+    assert kind_words_text(attrs) == "wood, polished metal, painted metal"
+    assert kind_words_text({"materials": {}}) == ""
 
 
 @pytest.mark.parametrize("loss", ["velocity", "x0"])
@@ -226,3 +252,21 @@ def test_cli_train_pbr_is_registered_and_reports_a_data_set_mismatch(tiny_data: 
     assert main(["train", "pbr", "--data", str(tiny_data), "--out", str(tmp_path / "t"), "--tagger-only"]) == 2
     assert "--tagger-only needs --init-from" in capsys.readouterr().err
     assert not (tmp_path / "t").exists()
+
+
+def test_cli_train_pbr_passes_tagger_steps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import seed3d.pbr.train as train_module
+    from seed3d.cli import main
+
+    seen: list[PBRTrainConfig] = []
+
+    def fake_train(data: object, out: object, config: PBRTrainConfig, progress: object = None) -> Path:
+        seen.append(config)
+        return tmp_path
+
+    monkeypatch.setattr(train_module, "train_pbr", fake_train)
+    assert main(["train", "pbr", "--out", str(tmp_path / "a"), "--init-from", "m", "--tagger-only",
+                 "--tagger-steps", "700"]) == 0
+    assert main(["train", "pbr", "--out", str(tmp_path / "b")]) == 0
+    assert (seen[0].steps, seen[0].tagger_steps, seen[0].init_from) == (0, 700, "m")
+    assert seen[1].tagger_steps == PBRTrainConfig().tagger_steps and seen[1].steps == PBRTrainConfig().steps
