@@ -8,8 +8,9 @@ eval/results/pbr_baked.png.
 * **Views** — test samples spread over the categories (``--per-category``), their six rig views at the
   generator's resolution (the data set's 128² true views, area-downsampled as in training), generated under
   four conditions: the reference image (the data set's conditioning view 0, recentred) and the material words,
-  the image alone, the words alone, nothing. Albedo PSNR and SSIM (sRGB, covered pixels; SSIM per view),
-  metallic and roughness MAE; beside them the per-category mean material of the train split.
+  the image alone, the words alone, nothing; and a fifth, "tagged": the image with the tagger's words for it
+  (``MaterialTagger.image_words``), what an image-only request gets. Albedo PSNR and SSIM (sRGB, covered
+  pixels; SSIM per view), metallic and roughness MAE; beside them the per-category mean material of the train split.
 * **Baked** — ``--bake-assets`` of those samples rebuilt with ``seed3d.synth.generate`` (every part's mesh),
   textured by the texture stage (``seed3d.pbr.texture``: rig rendered, views generated, upsampled, baked at
   1024²) from the same reference image with the tagger's words ("image": what an image-only user gets), from
@@ -19,7 +20,7 @@ eval/results/pbr_baked.png.
   (``project_reference_image``, metallic 0, roughness 0.5); and, as the ceiling of the path, the true views at
   the generator's resolution baked the same way ("oracle").
 * **Tagger** — the material tagger on the reference view 0 of every test sample: first word among the true
-  finish words, precision and recall of the finish words it names.
+  finish words, precision and recall of the finish words it names; the same for its kind words alone.
 """
 
 from __future__ import annotations
@@ -64,21 +65,42 @@ def view_scores(pred: np.ndarray, views: dict[str, np.ndarray], idx: np.ndarray)
 
 def tagger_scores(tagger: Any, views: dict[str, np.ndarray], batch: int = 64) -> dict[str, float]:
     """The material tagger on every sample's reference view 0: how often its first word is one of the true finish
-    words, and the precision and recall of the finish words it names (kind-only words such as "wood" left out)."""
+    words, and the precision and recall of the finish words it names (kind-only words such as "wood" left out);
+    the same three for the kind words alone (``predict_kinds``, what an image-only request is conditioned on)."""
     finishes = set(tagger.config.finishes)
-    first = hits = named = true_total = 0
+    counts = dict.fromkeys(("first", "hits", "named", "true", "kind_first", "kind_hits", "kind_named", "kind_true"), 0)
     for s in range(0, len(views["reference"]), batch):
         images = torch.from_numpy(views["reference"][s: s + batch, 0].astype(np.float32) / 255.0)
-        for words, truth in zip(tagger.predict_words(images), views["materials"][s: s + batch], strict=True):
-            true = {w.strip() for w in str(truth).split(",") if w.strip()}
-            picked = [w for w in words if w in finishes]
-            first += bool(picked) and picked[0] in true
-            hits += len(set(picked) & true)
-            named += len(set(picked))
-            true_total += len(true)
-    n = len(views["reference"])
-    return {"samples": n, "first_word_correct": first / max(n, 1), "precision": hits / max(named, 1),
-            "recall": hits / max(true_total, 1)}
+        for words, kinds, truth, true_kinds in zip(tagger.predict_words(images), tagger.predict_kinds(images),
+                                                   views["materials"][s: s + batch], views["kinds"][s: s + batch],
+                                                   strict=True):
+            for pre, picked, true in (("", [w for w in words if w in finishes], str(truth)),
+                                      ("kind_", kinds, str(true_kinds))):
+                true_set = {w.strip() for w in true.split(",") if w.strip()}
+                counts[pre + "first"] += bool(picked) and picked[0] in true_set
+                counts[pre + "hits"] += len(set(picked) & true_set)
+                counts[pre + "named"] += len(set(picked))
+                counts[pre + "true"] += len(true_set)
+    n = max(len(views["reference"]), 1)
+    out: dict[str, float] = {"samples": len(views["reference"])}
+    for pre in ("", "kind_"):
+        out |= {f"{pre}first_word_correct": counts[pre + "first"] / n,
+                f"{pre}precision": counts[pre + "hits"] / max(counts[pre + "named"], 1),
+                f"{pre}recall": counts[pre + "hits"] / max(counts[pre + "true"], 1)}
+    return out
+
+
+def tagged_views(tagger: Any, views: dict[str, np.ndarray], idx: np.ndarray) -> dict[str, np.ndarray]:
+    """``views`` whose material words (``mat_tokens``) at ``idx`` are what the tagger says of reference view 0 (the
+    image the generator sees): sampled as ``both``, the views an image-only request gets."""
+    from seed3d.condition.text import encode_token_arrays
+    from seed3d.pbr.model import material_prompt
+
+    images = torch.from_numpy(views["reference"][idx, 0].astype(np.float32) / 255.0)
+    prompts = [material_prompt(tagged=w) for w in tagger.image_words(images)]
+    tokens, masks = views["mat_tokens"].copy(), views["mat_mask"].copy()
+    tokens[idx], masks[idx] = encode_token_arrays(prompts, tokens.shape[1])
+    return {**views, "mat_tokens": tokens, "mat_mask": masks}
 
 
 def _reference(ds: ShardDataset, index: int) -> tuple[np.ndarray, Camera]:
@@ -228,15 +250,19 @@ def main() -> None:
     idx = np.array(pick_per_category(test["category"], args.per_category))
     t0 = time.perf_counter()
     preds = {c: sample_views(gen, test, idx, args.steps, args.guidance, c) for c in CONDITIONS}
+    conditions = CONDITIONS
+    if texturer.tagger is not None:
+        preds["tagged"] = sample_views(gen, tagged_views(texturer.tagger, test, idx), idx, args.steps, args.guidance)
+        conditions = (*CONDITIONS, "tagged")
     view_doc: dict[str, Any] = {c: {k: round(v, 4) for k, v in view_scores(preds[c], test, idx).items()}
-                                for c in CONDITIONS}
+                                for c in conditions}
     view_doc["category_mean"] = {k: round(v, 4) for k, v in view_scores(mean_views(means, test, idx), test,
                                                                          idx).items()}
     per_cat = {}
     for cat in sorted({str(c) for c in test["category"][idx]}):
         sel = np.array([str(test["category"][i]) == cat for i in idx])
         per_cat[cat] = {c: round(score_views(preds[c][sel], test, idx[sel])["albedo_psnr"], 2)
-                        for c in ("both", "image", "text")}
+                        for c in ("both", "image", "text", "tagged") if c in preds}
     view_doc["albedo_psnr_per_category"] = per_cat
     view_doc["samples"] = len(idx)
     tagging = ({k: round(v, 4) for k, v in tagger_scores(texturer.tagger, test).items()}
@@ -246,7 +272,7 @@ def main() -> None:
                                                                                       tagging.items()))
     view_doc["seconds"] = round(time.perf_counter() - t0, 1)
     print(f"generated views ({len(idx)} test samples, {cfg.resolution}² per view):")
-    for name in (*CONDITIONS, "category_mean"):
+    for name in (*conditions, "category_mean"):
         print(f"  {name:14s} " + "  ".join(f"{k} {view_doc[name][k]:.4f}" for k in KEYS))
     out = Path(args.out)
     views_picture(test, idx[:: max(1, len(idx) // 8)], {c: p[:: max(1, len(idx) // 8)] for c, p in preds.items()},
