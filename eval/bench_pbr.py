@@ -1,7 +1,7 @@
 """Texture quality: the multi-view PBR generator on the held-out synth test split, in its generated views and
 after baking, against the category-mean material and the projection of the reference image.
 
-Run: ``python eval/bench_pbr.py [--model DIR] [--per-category 2] [--bake-assets 12] [--steps 2]
+Run: ``python eval/bench_pbr.py [--model DIR] [--per-category 2] [--bake-assets N] [--steps 2]
 [--guidance 1]`` → prints tables, writes eval/results/pbr.json, eval/results/pbr_views.png and
 eval/results/pbr_baked.png.
 
@@ -11,14 +11,14 @@ eval/results/pbr_baked.png.
   the image alone, the words alone, nothing; and a fifth, "tagged": the image with the tagger's words for it
   (``MaterialTagger.image_words``), what an image-only request gets. Albedo PSNR and SSIM (sRGB, covered
   pixels; SSIM per view), metallic and roughness MAE; beside them the per-category mean material of the train split.
-* **Baked** — ``--bake-assets`` of those samples rebuilt with ``seed3d.synth.generate`` (every part's mesh),
-  textured by the texture stage (``seed3d.pbr.texture``: rig rendered, views generated, upsampled, baked at
-  1024²) from the same reference image with the tagger's words ("image": what an image-only user gets), from
-  the material words ("text") and from both, then re-rendered from 4 random views the rig never contains
-  (``eval/bench_bake.py`` ``held_out_views``) and compared with the true material there. Baselines: the
+* **Baked** — those samples (``--bake-assets``: fewer, evenly spread) rebuilt with ``seed3d.synth.generate``
+  (every part's mesh), textured by the texture stage (``seed3d.pbr.texture``: rig rendered, views generated,
+  upsampled, baked at 1024²) from the same reference image with the tagger's words ("image": what an image-only
+  user gets), from the material words ("text") and from both, then re-rendered from 4 random views the rig never
+  contains (``eval/bench_bake.py`` ``held_out_views``) and compared with the true material there. Baselines: the
   category-mean material on every part; the reference image projected from its own camera
-  (``project_reference_image``, metallic 0, roughness 0.5); and, as the ceiling of the path, the true views at
-  the generator's resolution baked the same way ("oracle").
+  (``project_reference_image``, metallic 0, roughness 0.5); and, as the ceiling of the path, the true views at the
+  generator's resolution baked the same way ("oracle").
 * **Tagger** — the material tagger on the reference view 0 of every test sample: first word among the true
   finish words, precision and recall of the finish words it names; the same for its kind words alone.
 """
@@ -50,6 +50,8 @@ from seed3d.synth.dataset import ShardDataset
 RESULTS = Path(__file__).parent / "results"
 CONDITIONS = ("both", "image", "text", "none")
 KEYS = ("albedo_psnr", "albedo_ssim", "metallic_mae", "roughness_mae")
+#: Rows of the baked picture (the baked assets evenly thinned to this many).
+PICTURE_ROWS = 12
 
 
 def view_scores(pred: np.ndarray, views: dict[str, np.ndarray], idx: np.ndarray) -> dict[str, float]:
@@ -163,7 +165,8 @@ def baked_rows(texturer: Texturer, test: dict[str, np.ndarray], ds: ShardDataset
                                            renderer=renderer).asset
             row["reference_projection"] = rerender_metrics(renderer, asset, proj, held)
             rows.append(row)
-            pictures.append((cat, asset, variants["image"], variants["both"], proj, mean, oracle, held[0]))
+            if n % -(-len(picks) // PICTURE_ROWS) == 0:  # evenly spread rows, at most PICTURE_ROWS of them
+                pictures.append((cat, asset, variants["image"], variants["both"], proj, mean, oracle, held[0]))
             print(f"{n + 1}/{len(picks)} {cat}: image {row['image']['albedo_psnr']:.2f} dB, both "
                   f"{row['both']['albedo_psnr']:.2f}, projection {row['reference_projection']['albedo_psnr']:.2f}, "
                   f"mean {row['category_mean']['albedo_psnr']:.2f}, oracle {row['oracle']['albedo_psnr']:.2f}",
@@ -230,7 +233,9 @@ def main() -> None:
     parser.add_argument("--model", help="PBR model folder with generator/ and tagger/ (default: the shipped one)")
     parser.add_argument("--data", default="data/synth")
     parser.add_argument("--per-category", type=int, default=2)
-    parser.add_argument("--bake-assets", type=int, default=12, help="assets for the baked part (0: skip it)")
+    parser.add_argument("--bake-assets", type=int, default=None,
+                        help="assets for the baked part, evenly spread over the view samples (default: all of them; "
+                             "0: skip it)")
     parser.add_argument("--steps", type=int, default=2)
     parser.add_argument("--guidance", type=float, default=1.0)
     parser.add_argument("--out", default=str(RESULTS / "pbr.json"))
@@ -284,13 +289,15 @@ def main() -> None:
         "tagger": tagging, "threads": torch.get_num_threads(), "machine": platform.processor() or platform.machine(),
         "pictures": {"pbr_views.png": "per test sample (rows): the six rig views' albedo, truth | image + words | "
                                       "image | words | nothing",
-                     "pbr_baked.png": "per baked asset, a held-out view: truth | image (+ tagger) | image + words | "
+                     "pbr_baked.png": f"per baked asset (at most {PICTURE_ROWS}, evenly spread), a held-out view: "
+                                      "truth | image (+ tagger) | image + words | "
                                       "reference projection | category mean | oracle | generated metallic (B) / "
                                       "roughness (G)"}}
-    if args.bake_assets:
+    bake = len(idx) if args.bake_assets is None else min(args.bake_assets, len(idx))
+    if bake > 0:
         ds = ShardDataset(args.data, "test", fields=("seed", "cond_rgb", "cond_alpha", "cond_K",
                                                       "cond_world_to_camera"))
-        picks = idx[np.linspace(0, len(idx) - 1, min(args.bake_assets, len(idx))).round().astype(int)]
+        picks = idx[np.linspace(0, len(idx) - 1, bake).round().astype(int)]
         t0 = time.perf_counter()
         rows = baked_rows(texturer, test, ds, picks, means, args.steps, args.guidance,
                           out.with_name(out.stem + "_baked.png"))
