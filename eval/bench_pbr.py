@@ -68,7 +68,7 @@ def view_scores(pred: np.ndarray, views: dict[str, np.ndarray], idx: np.ndarray)
 def tagger_scores(tagger: Any, views: dict[str, np.ndarray], batch: int = 64) -> dict[str, float]:
     """The material tagger on every sample's reference view 0: how often its first word is one of the true finish
     words, and the precision and recall of the finish words it names (kind-only words such as "wood" left out);
-    the same three for the kind words alone (``predict_kinds``, what an image-only request is conditioned on)."""
+    the same three for the kind words alone (``predict_kinds``)."""
     finishes = set(tagger.config.finishes)
     counts = dict.fromkeys(("first", "hits", "named", "true", "kind_first", "kind_hits", "kind_named", "kind_true"), 0)
     for s in range(0, len(views["reference"]), batch):

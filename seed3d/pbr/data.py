@@ -163,7 +163,7 @@ def material_words_text(attributes: dict[str, Any] | str) -> str:
 
 def kind_words_text(attributes: dict[str, Any] | str) -> str:
     """The kinds of a synth asset's finishes without their colours, comma separated (``painted wood, polished
-    metal``): the words an image-only request gets from the material tagger."""
+    metal``), as the material tagger's kind head names them (``MaterialTagger.predict_kinds``)."""
     from seed3d.synth.materials import KIND_WORDS
 
     kinds = dict.fromkeys(KIND_WORDS.get(f["kind"], f["kind"]) for f in asset_finishes(attributes))

@@ -63,8 +63,8 @@ class PBRTrainConfig(TrainConfig):
     """Share of text-conditioned samples given the bare material words instead of the full description."""
     kinds_share: float = 0.0
     """Share of the samples with both image and text whose text is only the kinds of their finishes (``painted
-    wood, polished metal``), as an image-only request gets from the tagger: the colour must come from the image
-    (they get the colour permutation too)."""
+    wood, polished metal``, as ``MaterialTagger.predict_kinds`` names them): the colour must come from the image
+    (they get the colour permutation too). 0 for the shipped model (weights/pbr/MODEL_CARD.md)."""
     drop_condition: float = 0.1
     """Share trained with the null condition (for classifier-free guidance)."""
     colour_swap: float = 0.5
@@ -174,8 +174,7 @@ def make_batch(views: dict[str, np.ndarray], labels: tuple[np.ndarray, np.ndarra
     drop = rng.random(cfg.batch) < cfg.drop_condition
     gen = torch.Generator().manual_seed(int(rng.integers(1 << 62)))
     target = views["target"][idx].astype(np.float32)
-    image_only = mode < cfg.image_share
-    swap = image_only & ~drop & (rng.random(cfg.batch) < cfg.colour_swap)
+    swap = (mode < cfg.image_share) & ~drop & (rng.random(cfg.batch) < cfg.colour_swap)
     if cfg.kinds_share > 0:  # drawn only when used, so runs without it keep their batches
         kinds = (mode >= cfg.image_share) & (mode < 1.0 - cfg.text_share) & (rng.random(cfg.batch) < cfg.kinds_share)
         text = np.where(kinds[:, None, None], views["kind_tokens"][idx], text)
