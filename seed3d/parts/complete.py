@@ -4,9 +4,9 @@ A segmented shell (a generated or scanned mesh with a part id per face) leaves e
 cut where it meets another part is a hole, and what a part hides inside the object (a drawer's box, a door's
 thickness, the cavity behind them) is missing. ``complete_parts`` rebuilds it geometrically:
 
-1. every part's patch is closed, one connected piece at a time: its boundary loops are capped (planar loops
-   triangulated in their plane, others fanned from their centroid); a piece that still does not close, or
-   whose caps cross it, becomes its convex hull;
+1. every part's patch is closed, one connected piece at a time (a piece closed already is kept as it is): its
+   boundary loops are capped (planar loops triangulated in their plane, others fanned from their centroid); a
+   piece that still does not close, or whose caps cross it, becomes its convex hull;
 2. the front of a door, lid, panel or screen that is only a sheet gets a thickness: its silhouette (its closed
    solid's outline, or the union of its triangles, projected along its front normal) is extruded inward; a
    drawer whose patch is only a front gets its box: the silhouette, inset and kept inside the body's outline,
@@ -415,18 +415,22 @@ def _cap(v: FloatArray, loop: list[int]) -> tuple[FloatArray, IntArray]:
 
 
 def _close_piece(v: FloatArray, f: IntArray) -> Any | None:
-    """One connected piece of a patch closed by capping its holes, else its hull, else None."""
+    """One connected piece of a patch closed by capping its holes (a closed piece as it is), else its hull, else
+    None."""
     new_v, new_f = [v], [f]
     count = len(v)
-    for loop in _boundary_loops(f):
+    loops = _boundary_loops(f)
+    for loop in loops:
         cv, cf = _cap(v, loop)
         cf = np.where(cf >= len(v), cf - len(v) + count, cf)
         new_v.append(cv)
         new_f.append(cf)
         count += len(cv)
     solid = _solid(np.concatenate(new_v), np.concatenate(new_f))
-    if solid is not None and _self_intersects(solid):
+    if solid is not None and loops and _self_intersects(solid):
         solid = None  # a cap that crosses the patch: booleans on it would leave zero-thickness sheets
+    # (a piece closed already keeps its own shape, crossings and all: its hull would swallow what it curls round,
+    # as a spout's collar its post)
     return solid if solid is not None else _hull(v[np.unique(f)])
 
 

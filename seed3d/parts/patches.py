@@ -15,8 +15,9 @@ steps). ``refine_parts`` uses that in four steps, each vectorised over the face 
 3. **Protrusions** -- in every component, the largest convex piece (faces joined across smooth or convex edges)
    is its anchor; the rest falls into groups attached to it through concave edges. A group smaller than
    ``protrusion_area`` of the anchor that lies outside the anchor's convex hull (a handle on a door, a leg
-   under a body, a knob on a panel) becomes a part of its own; a bigger group is searched the same way with its
-   own largest convex piece as anchor (a drawer's front on its box), ``depth`` levels deep.
+   under a body, a knob on a panel) becomes a part of its own, unless it is a mount: partly within a running
+   gap of another piece of the shell (a handle's stem, a wheel's housing); a bigger group is searched the same
+   way with its own largest convex piece as anchor (a drawer's front on its box), ``depth`` levels deep.
 4. **Count** -- with ``max_parts`` given, the smallest parts join the neighbour they share most edges with.
 
 Every step keeps what the model predicted where geometry says nothing, so a smooth shape is left unchanged.
@@ -56,6 +57,13 @@ class RefineConfig:
     """Levels of the protrusion search (a group too big to be a protrusion is searched with its own anchor)."""
     max_protrusions: int = 12
     """An anchor with more protrusion candidates than this is rough, not fitted: none of them is split off."""
+    mount_gap: float = 0.006
+    """Meters (shells are at real scale). A protrusion with at least ``mount_share`` of its area this close to
+    another connected piece of the shell is a mount -- a post, stem or housing that carries a moving piece across
+    its running gap (a faucet handle's stem, a wheel's housing, a control panel round its buttons) -- and stays
+    with its anchor; fittings stand clear of other pieces (synth handles and legs by 19 mm or more)."""
+    mount_share: float = 0.05
+    """... share of its area (see ``mount_gap``)."""
 
 
 @dataclass
@@ -168,6 +176,23 @@ def _outside_hull(anchor_pts: np.ndarray, pts: np.ndarray, tol: float) -> np.nda
     return dist.max(1) > tol
 
 
+def _near_other_piece(graph: FaceGraph, component: np.ndarray, faces: np.ndarray, gap: float) -> np.ndarray:
+    """Whether each of ``faces`` (its centre or a corner) lies within ``gap`` of a face of another component."""
+    import trimesh
+
+    corners = graph.vertices[graph.faces[faces]]
+    pts = np.concatenate([graph.centres[faces][:, None], corners], axis=1)
+    lo, hi = pts.reshape(-1, 3).min(0) - gap, pts.reshape(-1, 3).max(0) + gap
+    tri = graph.vertices[graph.faces]
+    others = (component != component[faces[0]]) & np.all(tri.max(1) >= lo, axis=1) & np.all(tri.min(1) <= hi, axis=1)
+    if not others.any():
+        return np.zeros(len(faces), bool)
+    near = trimesh.Trimesh(tri[others].reshape(-1, 3), np.arange(3 * int(others.sum())).reshape(-1, 3),
+                           process=False)
+    dist = trimesh.proximity.closest_point(near, pts.reshape(-1, 3))[1].reshape(len(faces), 4)
+    return dist.min(1) <= gap
+
+
 def split_protrusions(graph: FaceGraph, part: np.ndarray, component: np.ndarray, cfg: RefineConfig
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Protrusions become parts of their own (see the module doc), level by level: a group too big to be a
@@ -234,6 +259,9 @@ def split_protrusions(graph: FaceGraph, part: np.ndarray, component: np.ndarray,
                 if graph.area[faces][outside].sum() < cfg.outside * g_area[g]:
                     continue
                 settled[g] = True
+                if cfg.mount_share <= 1 and graph.area[faces][_near_other_piece(graph, component, faces, cfg.mount_gap)
+                                                             ].sum() >= cfg.mount_share * g_area[g]:
+                    continue  # a mount: it carries another piece across a gap, so it stays with its anchor
                 out[faces] = n_part + len(extra)
                 # a protrusion the model gave a part of its own keeps that part's label; else its anchor's
                 own = int(np.bincount(part[faces], weights=graph.area[faces], minlength=n_part).argmax())

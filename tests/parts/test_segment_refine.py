@@ -107,6 +107,24 @@ def test_a_handle_on_the_panel_becomes_a_part_labelled_handle() -> None:
     assert refined.labels[int(refined.face_part[np.flatnonzero(panel)[0]])] == "door"
 
 
+@pytest.mark.parametrize(("gap", "split"), [(0.003, False), (0.05, True)])
+def test_a_stem_carrying_a_piece_across_a_running_gap_stays_with_its_body(gap: float, split: bool) -> None:
+    # a 4 cm stem on a 1 m body, a separate 6 cm cap beyond it: 3 mm away the stem is a mount (part of the body
+    # the cap turns on); 5 cm away it is a fitting of its own
+    solid = _cube((1.0, 1.0, 1.0), (0.0, 0.0, 0.0)) + _cube((0.04, 0.04, 0.04), (0.52, 0.0, 0.0))
+    solid = solid + _cube((0.06, 0.06, 0.06), (0.54 + gap + 0.03, 0.0, 0.0))
+    graph = _mesh(solid)
+    cap = graph.centres[:, 0] > 0.54 + gap - 1e-6
+    stem = (graph.centres[:, 0] > 0.5 + 1e-6) & ~cap
+    out = refine_parts(graph, cap.astype(np.int64))
+    body = out.face_part[np.flatnonzero(~cap & ~stem)[0]]
+    assert len(np.unique(out.face_part[stem])) == 1
+    assert (out.face_part[stem][0] != body) == split
+    assert (out.face_part[cap] != body).all()
+    kept = refine_parts(graph, cap.astype(np.int64), RefineConfig(mount_share=2.0))  # the rule off: always split
+    assert kept.face_part[stem][0] != kept.face_part[np.flatnonzero(~cap & ~stem)[0]]
+
+
 def test_protrusion_labels() -> None:
     assert protrusion_label("drawer", False) == "handle" and protrusion_label("body", True) == "leg"
     assert protrusion_label("body", False) == "body"
