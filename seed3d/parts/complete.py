@@ -427,10 +427,11 @@ def _close_piece(v: FloatArray, f: IntArray) -> Any | None:
         new_f.append(cf)
         count += len(cv)
     solid = _solid(np.concatenate(new_v), np.concatenate(new_f))
+    # a cap that crosses the patch: booleans on it would leave zero-thickness sheets, so the hull instead; a piece
+    # closed already keeps its own shape, crossings and all (its hull would swallow what it curls round, as a
+    # spout's collar its post)
     if solid is not None and loops and _self_intersects(solid):
-        solid = None  # a cap that crosses the patch: booleans on it would leave zero-thickness sheets
-    # (a piece closed already keeps its own shape, crossings and all: its hull would swallow what it curls round,
-    # as a spout's collar its post)
+        solid = None
     return solid if solid is not None else _hull(v[np.unique(f)])
 
 

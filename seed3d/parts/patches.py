@@ -61,9 +61,9 @@ class RefineConfig:
     """Meters (shells are at real scale). A protrusion with at least ``mount_share`` of its area this close to
     another connected piece of the shell is a mount -- a post, stem or housing that carries a moving piece across
     its running gap (a faucet handle's stem, a wheel's housing, a control panel round its buttons) -- and stays
-    with its anchor; fittings stand clear of other pieces (synth handles and legs by 19 mm or more)."""
+    with its anchor; fittings (handles, legs, burners) stand clear of other pieces."""
     mount_share: float = 0.05
-    """... share of its area (see ``mount_gap``)."""
+    """... share of its area (see ``mount_gap``; above 1 turns the rule off)."""
 
 
 @dataclass
@@ -259,8 +259,8 @@ def split_protrusions(graph: FaceGraph, part: np.ndarray, component: np.ndarray,
                 if graph.area[faces][outside].sum() < cfg.outside * g_area[g]:
                     continue
                 settled[g] = True
-                if cfg.mount_share <= 1 and graph.area[faces][_near_other_piece(graph, component, faces, cfg.mount_gap)
-                                                             ].sum() >= cfg.mount_share * g_area[g]:
+                near = _near_other_piece(graph, component, faces, cfg.mount_gap)
+                if graph.area[faces][near].sum() >= cfg.mount_share * g_area[g]:
                     continue  # a mount: it carries another piece across a gap, so it stays with its anchor
                 out[faces] = n_part + len(extra)
                 # a protrusion the model gave a part of its own keeps that part's label; else its anchor's

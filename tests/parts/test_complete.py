@@ -247,6 +247,22 @@ def test_self_intersecting_piece_is_detected() -> None:
     assert not _self_intersects(_solid(a))
 
 
+def test_a_closed_piece_keeps_its_shape_and_crossing_caps_give_the_hull(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A piece that is closed already is kept as it is even when its faces cross (the hull of a spout would
+    swallow its post); only a piece whose caps cross becomes its hull."""
+    import seed3d.parts.complete as complete
+
+    ell = manifold3d.Manifold.cube([0.3, 0.1, 0.1]) + manifold3d.Manifold.cube([0.1, 0.1, 0.3])  # an L, not convex
+    out = ell.to_mesh()
+    v, f = np.asarray(out.vert_properties[:, :3], np.float64), np.asarray(out.tri_verts, np.int64)
+    monkeypatch.setattr(complete, "_self_intersects", lambda solid: True)  # every piece counts as crossing
+    kept = complete._close_piece(v, f)
+    assert kept.volume() == pytest.approx(ell.volume(), rel=1e-6)
+    top = np.flatnonzero(v[f].min(axis=1)[:, 2] > 0.3 - 1e-9)  # the L's top face: open it, so it gets a cap
+    capped = complete._close_piece(v, np.delete(f, top, axis=0))
+    assert capped.volume() == pytest.approx(manifold3d.Manifold.hull(ell).volume(), rel=1e-6)
+
+
 def test_truth_cut_mug_parts_close_when_welded() -> None:
     """A mug cut along its true parts used to complete to a body and a handle that were open once welded;
     every part now welds closed."""
