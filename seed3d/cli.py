@@ -116,7 +116,8 @@ def cmd_data_build(args: argparse.Namespace) -> int:
 
     sizes = {"samples_per_shard": args.samples_per_shard, "surface_points": args.surface_points,
              "sharp_points": args.sharp_points, "volume_points": args.volume_points,
-             "near_points": args.near_points, "cond_views": args.cond_views,
+             "near_points": args.near_points,
+             "grid_resolution": args.grid_resolution, "cond_views": args.cond_views,
              "cond_resolution": args.cond_resolution, "pbr_resolution": args.pbr_resolution}
     categories = None
     if args.categories:
@@ -144,8 +145,8 @@ TRAINERS: dict[str, tuple[str, str, str, str]] = {
     "geometry-vae": ("seed3d.geometry.train", "VAETrainConfig", "train_vae",
                      "Train (or resume) the locality-aware shape VAE on a built data set's train split."),
     "geometry-coarse": ("seed3d.geometry.train", "CoarseTrainConfig", "train_coarse",
-                        "Train (or resume) the stage-1 shape flow and its image encoder on the shipped VAE's "
-                        "latents of a built data set's train split."),
+                        "Train (or resume) the stage-1 shape flow and its image encoder on the coarse SDF grids "
+                        "of a built data set's train split."),
     "geometry-detail": ("seed3d.geometry.train", "DetailTrainConfig", "train_detail",
                         "Train (or resume) the stage-2 detail flow (initialised from the shipped stage 1) on the "
                         "shipped VAE's latents at each shape's dilated surface voxels."),
@@ -503,6 +504,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--sharp-points", type=_positive, help="sharp-edge points per sample (default 4096)")
     b.add_argument("--volume-points", type=_positive, help="uniform SDF samples per sample (default 8192)")
     b.add_argument("--near-points", type=_positive, help="near-surface SDF samples per sample (default 8192)")
+    b.add_argument("--grid-resolution", type=_positive,
+                   help="cells per side of the coarse SDF grid (default 16; the stage-1 shape flow's target)")
     b.add_argument("--cond-views", type=_non_negative, help="random conditioning views per sample (default 4)")
     b.add_argument("--cond-resolution", type=_positive, help="conditioning image size in pixels (default 128)")
     b.add_argument("--pbr-resolution", type=_positive, help="PBR target view size in pixels (default 128)")

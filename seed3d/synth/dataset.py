@@ -82,6 +82,8 @@ class DatasetConfig:
     """Q: SDF samples near the surface (surface points plus isotropic Gaussian offsets)."""
     near_sigmas: tuple[float, ...] = (0.005, 0.02)
     """Standard deviations of the near-surface offsets (normalised units), one equal share of Q each."""
+    grid_resolution: int = 16
+    """G: cells per side of the coarse SDF grid over the normalised cube (the stage-1 shape flow's target)."""
     extent: float = 0.9
     """Half of the longest bounding-box side in the normalised frame (1 - margin)."""
     cond_views: int = 4
@@ -103,7 +105,7 @@ class DatasetConfig:
 
     def __post_init__(self) -> None:
         positive = ("samples_per_shard", "surface_points", "sharp_points", "volume_points", "near_points",
-                    "cond_resolution", "cond_supersample", "pbr_resolution", "max_parts")
+                    "grid_resolution", "cond_resolution", "cond_supersample", "pbr_resolution", "max_parts")
         for name in positive:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -155,7 +157,8 @@ class Field:
 
 
 #: Every array of a sample, in shard order. Shape symbols: N surface points, S sharp points, U volume points,
-#: Q near points, P part slots, J = P - 1 joint slots, Vc/Hc/Wc conditioning views, Vp/Hp/Wp PBR views.
+#: Q near points, G coarse grid cells per side, P part slots, J = P - 1 joint slots, Vc/Hc/Wc conditioning
+#: views, Vp/Hp/Wp PBR views.
 #: ``str`` fields are numpy unicode arrays whose width is the longest value in the shard.
 FIELDS: tuple[Field, ...] = (
     Field("sample_id", (), "str", "'{category}_{seed}': the synth asset's name, unique across splits"),
@@ -182,6 +185,8 @@ FIELDS: tuple[Field, ...] = (
     Field("near_points", ("Q", 3), "float32", "SDF query points: surface points + N(0, sigma^2) offsets, an equal "
           "share per sigma in config.near_sigmas, in that order"),
     Field("near_sdf", ("Q",), "float32", "signed distance of near_points (normalised units; < 0 inside)"),
+    Field("grid_sdf", ("G", "G", "G"), "float32", "signed distance at the centres of a G^3 grid of cells over the "
+          "cube [-1, 1]^3 (normalised units; < 0 inside); [i, j, k] is the cell at x, y, z index i, j, k"),
     Field("num_parts", (), "int16", "number of parts (slots beyond are padding)"),
     Field("part_name", ("P",), "str", "part names ('' padding)"),
     Field("part_label", ("P",), "int16", "semantic label id per part (-1 padding)"),
@@ -215,7 +220,7 @@ FIELDS: tuple[Field, ...] = (
 FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in FIELDS)
 #: Fields holding points and distances of the normalised frame (``ShardDataset(meters=True)`` converts them).
 POINT_FIELDS: tuple[str, ...] = ("surface_points", "sharp_points", "vol_points", "near_points", "joint_origin")
-DISTANCE_FIELDS: tuple[str, ...] = ("vol_sdf", "near_sdf")
+DISTANCE_FIELDS: tuple[str, ...] = ("vol_sdf", "near_sdf", "grid_sdf")
 
 
 def resolve_shape(shape: tuple[int | str, ...], config: DatasetConfig) -> tuple[int, ...]:
@@ -223,7 +228,7 @@ def resolve_shape(shape: tuple[int | str, ...], config: DatasetConfig) -> tuple[
     from seed3d.render import TEXTURE_RIG
 
     sizes = {"N": config.surface_points, "S": config.sharp_points, "U": config.volume_points,
-             "Q": config.near_points, "P": config.max_parts, "J": config.max_parts - 1,
+             "Q": config.near_points, "G": config.grid_resolution, "P": config.max_parts, "J": config.max_parts - 1,
              "Vc": config.cond_views, "Hc": config.cond_resolution, "Wc": config.cond_resolution,
              "Vp": len(TEXTURE_RIG), "Hp": config.pbr_resolution, "Wp": config.pbr_resolution}
     return tuple(sizes[d] if isinstance(d, str) else d for d in shape)
@@ -350,6 +355,13 @@ def _render(asset: Asset, sample_id: str, config: DatasetConfig, renderer: Any) 
     return out
 
 
+def grid_centres(resolution: int) -> np.ndarray:
+    """Centres (G, G, G, 3) of a ``resolution``-cell grid per side over [-1, 1]^3; [i, j, k] is at x, y, z index
+    i, j, k."""
+    c = (np.arange(resolution) + 0.5) * (2.0 / resolution) - 1.0
+    return np.stack(np.meshgrid(c, c, c, indexing="ij"), -1)
+
+
 def _geometry(asset: Asset, solids: Any, config: DatasetConfig, sample_id: str) -> dict[str, np.ndarray]:
     rng = _stream(sample_id, "points")
     label_of_part = np.array([PART_LABELS.index(p.label) if p.label in PART_LABELS else _OTHER_LABEL
@@ -361,7 +373,9 @@ def _geometry(asset: Asset, solids: Any, config: DatasetConfig, sample_id: str) 
     shares = np.array_split(np.arange(config.near_points), len(config.near_sigmas))
     sigma = np.concatenate([np.full(len(s), sg) for s, sg in zip(shares, config.near_sigmas, strict=True)])
     near = base.points + rng.normal(size=(config.near_points, 3)) * sigma[:, None]
-    sdf = solids.signed_distance(np.concatenate([vol, near]))
+    grid = grid_centres(config.grid_resolution)
+    sdf = solids.signed_distance(np.concatenate([vol, near, grid.reshape(-1, 3)]))
+    n_vol, n_near = config.volume_points, config.near_points
     return {
         "surface_points": surf.points.astype(np.float32),
         "surface_normals": surf.normals.astype(np.float32),
@@ -373,9 +387,10 @@ def _geometry(asset: Asset, solids: Any, config: DatasetConfig, sample_id: str) 
         "sharp_label": label_of_part[sharp.part],
         "sharp_on_edge": np.asarray(sharp.on_edge, bool),
         "vol_points": vol.astype(np.float32),
-        "vol_sdf": sdf[:config.volume_points].astype(np.float32),
+        "vol_sdf": sdf[:n_vol].astype(np.float32),
         "near_points": near.astype(np.float32),
-        "near_sdf": sdf[config.volume_points:].astype(np.float32),
+        "near_sdf": sdf[n_vol:n_vol + n_near].astype(np.float32),
+        "grid_sdf": sdf[n_vol + n_near:].reshape(grid.shape[:3]).astype(np.float32),
     }
 
 

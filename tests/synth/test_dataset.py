@@ -21,6 +21,7 @@ from seed3d.synth.dataset import (
     DatasetConfig,
     ShardDataset,
     build_split,
+    grid_centres,
     max_count,
     sample_seed,
 )
@@ -327,6 +328,14 @@ def test_samples_of_a_built_cabinet_are_right(built: Path) -> None:
     brute = np.min([point_triangle_distance(q, *(np.broadcast_to(t[c], q.shape) for c in range(3))) for t in tri],
                    axis=0)
     np.testing.assert_allclose(np.abs(sample["near_sdf"][:40]), brute, atol=2e-6)  # float32 storage
+    # the coarse grid holds the signed distance at its cell centres, index [i, j, k] at x, y, z
+    g = TINY.grid_resolution
+    assert sample["grid_sdf"].shape == (g, g, g)
+    centres = grid_centres(g)
+    assert np.allclose(centres[1, 2, 3], (np.array([1, 2, 3]) + 0.5) * 2.0 / g - 1.0)
+    np.testing.assert_allclose(sample["grid_sdf"], solids.signed_distance(centres.reshape(-1, 3)).reshape(g, g, g),
+                               atol=1e-6)
+    assert (sample["grid_sdf"] < 0).any() and (sample["grid_sdf"] > 0).any()
 
 
 # --------------------------------------------------------------------------------------------- CLI
