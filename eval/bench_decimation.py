@@ -73,9 +73,8 @@ def generated_surfaces(folder: Path) -> list[tuple[str, int, Mesh]]:
     opts = GenerateOptions(resolution=256)
     out = []
     for name, kwargs in (("text", {"text": TEXT}), ("image", {"image": cabinet_image(folder / "cabinet.png")})):
-        cond, mask = gen.condition(**kwargs)
-        out.append((f"generated {name}", opts.resolution, gen.extract(gen.sample_latent(cond, mask, opts),
-                                                                        opts.resolution)))
+        field, truncation = gen.surface_field(*gen.sample(*gen.condition(**kwargs), opts))
+        out.append((f"generated {name}", opts.resolution, gen.extract(field, truncation, opts.resolution)))
     return out
 
 

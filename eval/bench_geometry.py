@@ -205,20 +205,25 @@ def generation_rows(gen: Any, test: dict[str, np.ndarray], train: dict[str, np.n
         gt_p, gt_n = test["surface_points"][i], test["surface_normals"][i]
         images = _view_tensor(test, np.array([i]), size)
         tok, mask = text_enc.encode_tokens([str(test["description"][i])])
+        # the ceiling of stage 1: the surface of the shape's own coarse grid, meshed as a generated one is
+        field, truncation = gen.surface_field(test["grid_sdf"][i], None)
+        truth_grid = gen.extract(field, truncation, resolution)
+        ceiling = score(truth_grid, gt_p, gt_n)
+        if keep is not None and (len(keep) < 9 or str(test["sample_id"][i]) in keep):
+            keep.setdefault(str(test["sample_id"][i]), {})["true coarse grid"] = truth_grid
         for mode in ("image", "text"):
             row: dict[str, Any] = {"sample": str(test["sample_id"][i]), "category": str(test["category"][i]),
                                    "mode": mode}
             t0 = time.perf_counter()
             with torch.no_grad():
                 cond = gen.conditioner(images, None) if mode == "image" else gen.conditioner(None, tok, mask)
-            latent = gen.sample_latent(cond[0], cond[1], opts)
+            field, truncation = gen.surface_field(*gen.sample(cond[0], cond[1], opts))
             try:
-                mesh = gen.extract(latent, resolution, level)
+                mesh = gen.extract(field, truncation, resolution, level)
                 row.update(score(mesh, gt_p, gt_n))
                 if keep is not None and (len(keep) < 9 or row["sample"] in keep):
                     keep.setdefault(row["sample"], {})[f"{mode} -> shape"] = mesh
-                sdf = gen.vae.sdf_function(latent)
-                row["volume_iou"] = volume_iou(sdf(test["vol_points"][i].astype(np.float32)) < level,
+                row["volume_iou"] = volume_iou(field(test["vol_points"][i].astype(np.float32)) < level,
                                                test["vol_sdf"][i] < 0)
             except EmptySurfaceError:
                 row.update({k: 0.0 for k in METRICS[1:]}, chamfer_l1=1.0, empty=True)
@@ -227,6 +232,7 @@ def generation_rows(gen: Any, test: dict[str, np.ndarray], train: dict[str, np.n
             j = int(sims.argmax())
             base = surface_metrics(train["surface_points"][j], train["surface_normals"][j], gt_p, gt_n)
             row["retrieval"] = {"sample": str(train["sample_id"][j]), **base}
+            row["true_grid"] = ceiling
             rows.append(row)
         done = [r for r in rows if r["mode"] == "image"]
         print(f"\r{n + 1}/{len(picks)} image->shape F@0.05 {np.mean([r['f@0.05'] for r in done]):.3f} "
@@ -244,6 +250,8 @@ def summarise_generation(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict
             continue
         out[mode] = {"generated": {k: round(float(np.mean([r[k] for r in sel])), 4) for k in METRICS},
                      "retrieval": {k: round(float(np.mean([r["retrieval"][k] for r in sel])), 4)
+                                   for k in METRICS[:-1]},
+                     "true_grid": {k: round(float(np.mean([r["true_grid"][k] for r in sel])), 4)
                                    for k in METRICS[:-1]}}
     return out
 
@@ -385,11 +393,11 @@ def main() -> None:
 
         t0 = time.perf_counter()
         coarse = weights_component("geometry_coarse") if args.generation == "shipped" else Path(args.generation)
-        gen = ShapeGenerator(vae, *_coarse_parts(coarse))
+        gen = ShapeGenerator(*_coarse_parts(coarse))
         train = load_geometry(args.data, "train", fields=("sample_id", "description", "surface_points",
                                                           "surface_normals", "cond_rgb", "cond_alpha",
                                                           "cond_background"))
-        views = load_geometry(args.data, "test", fields=("cond_rgb", "cond_alpha", "cond_background"))
+        views = load_geometry(args.data, "test", fields=("cond_rgb", "cond_alpha", "cond_background", "grid_sdf"))
         gkeep: dict[str, dict[str, Mesh]] = {}
         grows = generation_rows(gen, {**data, **views}, train, args.per_category, args.resolution, args.steps,
                                 args.guidance, args.level, gkeep, args.limit)
@@ -398,6 +406,7 @@ def main() -> None:
         for mode, s in gsum.items():
             print(f"  {mode} -> shape: generated " + "  ".join(f"{k} {v:.4f}" for k, v in s["generated"].items()))
             print(f"  {mode} -> shape: retrieval " + "  ".join(f"{k} {v:.4f}" for k, v in s["retrieval"].items()))
+            print(f"  {mode} -> shape: true grid " + "  ".join(f"{k} {v:.4f}" for k, v in s["true_grid"].items()))
         doc["generation"] = {"coarse": str(coarse), "steps": args.steps, "guidance": args.guidance, "level": args.level,
                              "resolution": args.resolution, "summary": gsum, "rows": grows,
                              "seconds": round(time.perf_counter() - t0, 1)}

@@ -220,21 +220,22 @@ class Seed3DPipeline:
                         low_memory: bool = False) -> Seed3DPipeline:
         """A pipeline on the weights folder ``root`` (default: ``weights_root()``); components load lazily."""
         pipe = cls(root, device, low_memory)
-        weights_component("geometry_vae", pipe.root)  # fail early on a folder without the manifest
+        weights_component("geometry_coarse", pipe.root)  # fail early on a folder without the manifest
         return pipe
 
     def _components(self) -> dict[str, Any]:
         return dict(json.loads((self.root / "pipeline.json").read_text())["components"])
 
     def geometry(self) -> Any:
-        """The loaded ``ShapeGenerator`` (VAE, stage-1 flow and conditioner, stage-2 flow when listed)."""
+        """The loaded ``ShapeGenerator`` (stage-1 flow and conditioner; the VAE and stage-2 flow when listed)."""
         if self._geometry is None:
             from seed3d.geometry.generate import ShapeGenerator
 
-            detail = weights_component("geometry_detail", self.root) if "geometry_detail" in self._components() \
-                else None
-            self._geometry = ShapeGenerator.from_folders(weights_component("geometry_vae", self.root),
-                                                         weights_component("geometry_coarse", self.root), detail,
+            vae = detail = None
+            if "geometry_detail" in self._components():
+                vae = weights_component("geometry_vae", self.root)
+                detail = weights_component("geometry_detail", self.root)
+            self._geometry = ShapeGenerator.from_folders(weights_component("geometry_coarse", self.root), vae, detail,
                                                          self.device)
         return self._geometry
 

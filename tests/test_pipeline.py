@@ -125,7 +125,7 @@ def test_manifest_errors_name_the_file(tmp_path: Path) -> None:
     with pytest.raises(Seed3DError, match="no weights manifest"):
         weights_component("geometry_vae", tmp_path)
     (tmp_path / "pipeline.json").write_text(json.dumps({"components": {}}))
-    with pytest.raises(Seed3DError, match="lists no component 'geometry_vae'"):
+    with pytest.raises(Seed3DError, match="lists no component 'geometry_coarse'"):
         Seed3DPipeline.from_pretrained(tmp_path)
 
 

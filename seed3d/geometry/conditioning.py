@@ -1,9 +1,10 @@
 """Condition tokens for the geometry flows: an image, a text, or both.
 
-The image goes through the from-scratch ViT (``seed3d.condition.ImageEncoder``, trained together with the stage-1
-flow); the text through the bundled MiniLM's token states (frozen, computed outside). Each stream is projected
-to ``cond_dim`` and tagged with a learned type embedding, and the two are concatenated with a mask, so one model
-serves image-only, text-only and image+text requests. Classifier-free guidance uses the flow's null condition.
+The image goes through the from-scratch image encoder (``seed3d.condition.ImageEncoder``, a CNN in the shipped
+stage 1, trained together with the stage-1 flow); the text through the bundled MiniLM's token states (frozen,
+computed outside). Each stream is projected to ``cond_dim`` and tagged with a learned type embedding, and the two
+are concatenated with a mask, so one model serves image-only, text-only and image+text requests. Classifier-free
+guidance uses the flow's null condition.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ class ConditionerConfig:
     """Sizes of the conditioner: the image encoder's config and the width of the condition tokens."""
 
     image: ImageEncoderConfig = field(default_factory=ImageEncoderConfig)
-    """The ViT image encoder."""
+    """The image encoder (a ViT or a CNN, ``ImageEncoderConfig.backbone``)."""
     text_dim: int = TEXT_DIM
     """Width of the text token states (MiniLM: 384)."""
     cond_dim: int = 384

@@ -25,7 +25,7 @@ from seed3d.nn.flow import FlowSampler
 
 log = logging.getLogger(__name__)
 
-_SHARED = ("latent_dim", "width", "depth", "heads", "cond_dim", "mlp_ratio", "num_null_tokens", "time_freq_dim",
+_SHARED = ("width", "depth", "heads", "cond_dim", "mlp_ratio", "num_null_tokens", "time_freq_dim",
            "pooled_condition")
 
 
@@ -53,7 +53,7 @@ class DetailFlowConfig:
     """Tokens of the learned null condition."""
     time_freq_dim: int = 256
     """Sinusoid width of the timestep embedding."""
-    pooled_condition: bool = False
+    pooled_condition: bool = True
     """The pooled condition also modulates every block (must equal stage 1's to initialise from it)."""
     resolution: int = 32
     """Voxels per axis of the coarse-surface support grid over [-1, 1]^3."""
@@ -101,9 +101,10 @@ class DetailFlow(nn.Module, PretrainedMixin):
 
     @classmethod
     def from_coarse(cls, coarse: CoarseFlow, config: DetailFlowConfig | None = None) -> DetailFlow:
-        """A detail model initialised from stage 1: trunk (blocks, time embedding, condition projection, null
-        tokens) copied; input/output projections take the feats part of stage 1's; the position features take
-        stage 1's common Fourier bands plus its anchor columns, so at clean positions both models agree."""
+        """A detail model initialised from stage 1: the trunk (blocks, time embedding, condition projection, null
+        tokens) is copied, and the position features take stage 1's Fourier bands that both share (stage 1 embeds
+        its patch centres the same way); the token input and output projections start fresh (stage 1's carry
+        grid values, these latent features)."""
         cc = coarse.config
         if config is None:
             config = DetailFlowConfig(**{k: getattr(cc, k) for k in (*_SHARED, "pos_freqs", "pos_scale")})
@@ -114,22 +115,17 @@ class DetailFlow(nn.Module, PretrainedMixin):
         model = cls(config).to(next(coarse.parameters()).device)
         with torch.no_grad():
             model.trunk.load_state_dict(coarse.trunk.state_dict())
-            model.in_proj.weight.copy_(coarse.in_proj.weight[:, 3:])
-            model.in_proj.bias.copy_(coarse.in_proj.bias)
-            model.out_proj.weight.copy_(coarse.out_proj.weight[3:])
-            model.out_proj.bias.copy_(coarse.out_proj.bias[3:])
-            w = torch.zeros_like(model.pos_proj.weight)
-            # Raw coordinates are the first 3 Fourier features; stage 1 also saw them through its token projection.
-            w[:, :3] = coarse.pos_proj.weight[:, :3] + coarse.in_proj.weight[:, :3] * cc.anchor_scale
             if config.pos_scale == cc.pos_scale:
+                w = torch.zeros_like(model.pos_proj.weight)
                 src, dst = _band_columns(cc.pos_freqs), _band_columns(config.pos_freqs)
                 common = sorted(set(src) & set(dst))
+                w[:, :3] = coarse.pos_proj.weight[:, :3]
                 w[:, [dst[k] for k in common]] = coarse.pos_proj.weight[:, [src[k] for k in common]]
+                model.pos_proj.weight.copy_(w)
+                model.pos_proj.bias.copy_(coarse.pos_proj.bias)
             else:
-                log.warning("detail pos_scale %s differs from coarse %s: Fourier bands start untrained",
+                log.warning("detail pos_scale %s differs from coarse %s: its position features start untrained",
                             config.pos_scale, cc.pos_scale)
-            model.pos_proj.weight.copy_(w)
-            model.pos_proj.bias.copy_(coarse.pos_proj.bias)
         return model
 
     def null_condition(self, batch: int, length: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:

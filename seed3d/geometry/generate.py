@@ -1,8 +1,8 @@
-"""Image and/or text -> a clean, watertight mesh in meters: condition, sample the stage-1 flow (and the stage-2
-detail flow when one is given), decode the latent's SDF, extract the surface hierarchically, clean it, and size
-and place it in the asset frame.
+"""Image and/or text -> a clean, watertight mesh in meters: condition, sample the stage-1 flow's coarse SDF grid
+(and, when a stage-2 detail flow and the shape VAE are given, detail latents on the coarse surface decoded by the
+VAE), extract the surface hierarchically, clean it, and size and place it in the asset frame.
 
-``ShapeGenerator.from_folders(vae, coarse[, detail])`` loads the trained components; ``generate`` is
+``ShapeGenerator.from_folders(coarse[, vae, detail])`` loads the trained components; ``generate`` is
 deterministic for a given seed.
 """
 
@@ -20,10 +20,10 @@ import torch
 from seed3d.asset import Mesh
 from seed3d.condition.image import ImageSource, preprocess_image, to_tensor
 from seed3d.errors import InvalidInputError
-from seed3d.geometry.coarse import CoarseFlow
+from seed3d.geometry.coarse import CoarseFlow, grid_sdf_function
 from seed3d.geometry.conditioning import ShapeConditioner
 from seed3d.geometry.detail import DetailFlow, coarse_support, refine
-from seed3d.geometry.extract import extract_surface
+from seed3d.geometry.extract import SDFFunction, extract_surface
 from seed3d.geometry.postprocess import RealWorldSize, clean_shell, real_world_size, to_asset_frame
 from seed3d.geometry.vae import ShapeLatent, ShapeVAE
 from seed3d.nn.flow import FlowSampler
@@ -44,27 +44,26 @@ class GenerateOptions:
     """Euler steps of each flow."""
     guidance: float = 3.0
     """Classifier-free guidance scale (1: none)."""
-    num_tokens: int | None = None
-    """Stage-1 latent tokens (None: the flow's default)."""
     resolution: int = 128
-    """Surface-extraction resolution (a power of two times the coarse grid). 128: the shipped latents carry no
-    detail that 256 recovers (``python eval/bench_geometry.py --no-vae --no-foreign --generation --limit 6
-    --resolution 128|256``: F@0.05 0.548 / 0.553 image, 0.544 / 0.548 text) at a tenth of the time."""
+    """Surface-extraction resolution (a power of two times the coarse grid)."""
     target_faces: int | None = 50_000
     """Faces after decimation (None: keep every face)."""
     detail: bool = True
     """Run stage 2 when a detail flow is loaded."""
     level: float = 0.0
-    """SDF value whose level set becomes the surface (normalised units; a small positive value thickens walls)."""
+    """SDF value whose level set becomes the surface (normalised units; a small positive value thickens walls),
+    on top of the coarse surface's own dilation."""
 
 
 @dataclass
 class GeneratedShape:
-    """A generated shape: the mesh in meters (asset frame), the normalised mesh, the latent, the size used."""
+    """A generated shape: the mesh in meters (asset frame), the normalised mesh, the coarse SDF grid, stage 2's
+    latent (None when stage 2 did not run), the size used."""
 
     mesh: Mesh
     normalised: Mesh
-    latent: ShapeLatent
+    coarse: np.ndarray
+    latent: ShapeLatent | None
     size: RealWorldSize
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -78,22 +77,26 @@ def coarse_grid(resolution: int, truncation: float) -> int:
 
 
 class ShapeGenerator:
-    """The geometry stage: trained VAE, stage-1 flow with its conditioner, optional stage-2 detail flow."""
+    """The geometry stage: the stage-1 flow with its conditioner; optionally the shape VAE and a stage-2 flow."""
 
-    def __init__(self, vae: ShapeVAE, flow: CoarseFlow, conditioner: ShapeConditioner,
+    def __init__(self, flow: CoarseFlow, conditioner: ShapeConditioner, vae: ShapeVAE | None = None,
                  detail: DetailFlow | None = None, device: str = "cpu") -> None:
-        self.vae, self.flow, self.conditioner, self.detail = vae.eval(), flow.eval(), conditioner.eval(), detail
+        if detail is not None and vae is None:
+            raise InvalidInputError("a stage-2 detail flow needs the shape VAE that encodes and decodes its latents")
+        self.flow, self.conditioner = flow.eval(), conditioner.eval()
+        self.vae = None if vae is None else vae.eval()
+        self.detail = None if detail is None else detail.eval()
         self.device = torch.device(device)
-        self.latent_scale = float(flow.config.extra.get("latent_scale", 1.0))
         self._text = None
 
     @classmethod
-    def from_folders(cls, vae: PathType, coarse: PathType, detail: PathType | None = None,
+    def from_folders(cls, coarse: PathType, vae: PathType | None = None, detail: PathType | None = None,
                      device: str = "cpu") -> ShapeGenerator:
-        """Load ``vae`` (a VAE folder), ``coarse`` (a folder with ``flow/`` and ``conditioner/``) and ``detail``."""
+        """Load ``coarse`` (a folder with ``flow/`` and ``conditioner/``) and, for stage 2, ``vae`` and ``detail``."""
         c = Path(coarse)
-        return cls(ShapeVAE.from_pretrained(vae, device), CoarseFlow.from_pretrained(c / "flow", device),
+        return cls(CoarseFlow.from_pretrained(c / "flow", device),
                    ShapeConditioner.from_pretrained(c / "conditioner", device),
+                   None if vae is None else ShapeVAE.from_pretrained(vae, device),
                    None if detail is None else DetailFlow.from_pretrained(detail, device), device)
 
     def condition(self, image: ImageSource | None = None, text: str | None = None
@@ -116,37 +119,61 @@ class ShapeGenerator:
         with torch.no_grad():
             return self.conditioner(images, tokens, mask)
 
-    def sample_latent(self, cond: torch.Tensor, mask: torch.Tensor, options: GenerateOptions,
-                      callback: StageCallback | None = None) -> ShapeLatent:
-        """Sample stage 1 (and stage 2 when loaded and asked for): a latent in the VAE's units."""
+    def sample_coarse(self, cond: torch.Tensor, mask: torch.Tensor, options: GenerateOptions,
+                      callback: StageCallback | None = None) -> np.ndarray:
+        """Sample stage 1: the coarse SDF grid (G, G, G) of the first condition (normalised units)."""
         gen = torch.Generator(device=self.device).manual_seed(options.seed)
         sampler = FlowSampler(num_steps=options.steps, guidance_scale=options.guidance)
         report = callback or (lambda s, f: None)
-        anchors, feats = self.flow.generate(cond, mask, options.num_tokens, sampler=sampler, generator=gen,
-                                            callback=lambda f: report("coarse", f))
-        latent = ShapeLatent(anchors, feats * self.latent_scale)
-        if self.detail is not None and options.detail:
-            coarse_mesh = self.extract(latent, 64)
-            support = coarse_support(coarse_mesh, self.detail.config.resolution, self.detail.config.dilation,
-                                     self.detail.config.max_tokens)
-            positions = torch.from_numpy(support).to(self.device)[None]
-            pts, nrm, _ = coarse_mesh.sample_surface(self.vae.config.surface_points, seed=options.seed)
-            with torch.no_grad():
-                re = self.vae.encode(torch.from_numpy(pts.astype(np.float32))[None].to(self.device),
-                                     torch.from_numpy(nrm.astype(np.float32))[None].to(self.device),
-                                     anchors=positions)
-            detail_scale = float(self.detail.config.extra.get("latent_scale", 1.0))
-            feats = refine(self.detail, positions, re.feats / detail_scale, cond, mask, steps=options.steps,
-                           guidance=options.guidance, generator=gen, callback=lambda f: report("detail", f))
-            latent = ShapeLatent(positions, feats * detail_scale)
-        return latent
+        grid = self.flow.generate(cond, mask, sampler=sampler, generator=gen, callback=lambda f: report("coarse", f))
+        return grid[0].float().cpu().numpy()
 
-    def extract(self, latent: ShapeLatent, resolution: int, level: float = 0.0) -> Mesh:
-        """The raw surface of a latent (normalised frame): its SDF's ``level`` set, extracted hierarchically at
-        ``resolution``."""
-        sdf = self.vae.sdf_function(latent)
-        return extract_surface(sdf, resolution=resolution, level=level,  # type: ignore[arg-type]
-                               coarse=coarse_grid(resolution, self.vae.config.truncation))
+    def sample(self, cond: torch.Tensor, mask: torch.Tensor, options: GenerateOptions,
+               callback: StageCallback | None = None) -> tuple[np.ndarray, ShapeLatent | None]:
+        """Both stages: the coarse grid and stage 2's latent (None when no detail flow is loaded or
+        ``options.detail`` is off)."""
+        grid = self.sample_coarse(cond, mask, options, callback)
+        if self.detail is None or not options.detail:
+            return grid, None
+        return grid, self.sample_detail(grid, cond, mask, options, callback)
+
+    def coarse_field(self, grid: np.ndarray) -> SDFFunction:
+        """The coarse surface's field: the grid's interpolant, dilated by the flow's ``level_cells``."""
+        cfg = self.flow.config
+        return grid_sdf_function(grid, cfg.truncation, offset=cfg.level)
+
+    def sample_detail(self, grid: np.ndarray, cond: torch.Tensor, mask: torch.Tensor, options: GenerateOptions,
+                      callback: StageCallback | None = None) -> ShapeLatent:
+        """Sample stage 2 on the coarse surface of ``grid``: the coarse mesh is voxelised and dilated into the
+        support, re-encoded there by the VAE, partly noised and refined; returns the latent in the VAE's units."""
+        if self.detail is None or self.vae is None:
+            raise InvalidInputError("no stage-2 detail flow loaded")
+        report = callback or (lambda s, f: None)
+        gen = torch.Generator(device=self.device).manual_seed(options.seed + 1)
+        coarse_mesh = self.extract(*self.surface_field(grid, None), resolution=64)
+        support = coarse_support(coarse_mesh, self.detail.config.resolution, self.detail.config.dilation,
+                                 self.detail.config.max_tokens)
+        positions = torch.from_numpy(support).to(self.device)[None]
+        pts, nrm, _ = coarse_mesh.sample_surface(self.vae.config.surface_points, seed=options.seed)
+        with torch.no_grad():
+            re = self.vae.encode(torch.from_numpy(pts.astype(np.float32))[None].to(self.device),
+                                 torch.from_numpy(nrm.astype(np.float32))[None].to(self.device), anchors=positions)
+        detail_scale = float(self.detail.config.extra.get("latent_scale", 1.0))
+        feats = refine(self.detail, positions, re.feats / detail_scale, cond, mask, steps=options.steps,
+                       guidance=options.guidance, generator=gen, callback=lambda f: report("detail", f))
+        return ShapeLatent(positions, feats * detail_scale)
+
+    def extract(self, sdf: SDFFunction, truncation: float, resolution: int, level: float = 0.0) -> Mesh:
+        """The raw surface (normalised frame) of a field truncated at ``truncation``: its ``level`` set, extracted
+        hierarchically at ``resolution``."""
+        return extract_surface(sdf, resolution=resolution, level=level, coarse=coarse_grid(resolution, truncation))
+
+    def surface_field(self, grid: np.ndarray, latent: ShapeLatent | None) -> tuple[SDFFunction, float]:
+        """The final shape's field and its truncation: stage 2's latent decoded by the VAE, else the coarse field."""
+        if latent is not None and self.vae is not None:
+            return self.vae.sdf_function(latent), self.vae.config.truncation  # type: ignore[return-value]
+        cfg = self.flow.config
+        return self.coarse_field(grid), cfg.truncation - cfg.level
 
     def generate(self, image: ImageSource | None = None, text: str | None = None,
                  options: GenerateOptions | None = None, category: str | None = None,
@@ -159,10 +186,10 @@ class ShapeGenerator:
         cond, mask = self.condition(image, text)
         timings["condition"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        latent = self.sample_latent(cond, mask, opts, callback)
+        grid, latent = self.sample(cond, mask, opts, callback)
         timings["flow"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        raw = self.extract(latent, opts.resolution, opts.level)
+        raw = self.extract(*self.surface_field(grid, latent), resolution=opts.resolution, level=opts.level)
         timings["extract"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         shell = clean_shell(raw, target_faces=opts.target_faces)
@@ -170,4 +197,4 @@ class ShapeGenerator:
         mesh = to_asset_frame(shell, size)
         timings["postprocess"] = time.perf_counter() - t0
         log.info("generated %d faces in %.1f s", len(mesh.faces), sum(timings.values()))
-        return GeneratedShape(mesh, shell, latent, size, {k: round(v, 3) for k, v in timings.items()})
+        return GeneratedShape(mesh, shell, grid, latent, size, {k: round(v, 3) for k, v in timings.items()})

@@ -5,9 +5,10 @@ The shape VAE learns from each sample's surface points (uniform by area, with no
 (flagged) and its SDF samples near the surface and uniform in the cube. Each step draws shapes, a token budget
 from ``ShapeVAEConfig.token_choices``, random yaw, mirror and uniform scale (exact for an SDF) and, on a share
 of steps, anchors jittered off the surface (as voxel-centre anchors of the detail stage are). Stage 1 learns
-the VAE's latents of the train split (cached by the VAE's hash) together with its image encoder; stage 2 learns
-latents encoded at each shape's dilated surface voxels, starting from stage 1. Both condition on an augmented
-view, the description, or both, with a share of null conditions for classifier-free guidance.
+the coarse SDF grids of the train split (the data set's ``grid_sdf``) together with its image encoder; stage 2
+learns the VAE's latents encoded at each shape's dilated surface voxels, its trunk starting from stage 1's. Both
+condition on an augmented view, the description, or both, with a share of null conditions for classifier-free
+guidance.
 
 Resumable, logged and saved through ``seed3d.nn.trainer.train_loop``; batches depend only on (seed, step).
 """
@@ -27,14 +28,16 @@ from torch import nn
 
 from seed3d.asset import atomic_dir, atomic_file
 from seed3d.condition.augment import AugmentConfig, ViewAugmenter
+from seed3d.condition.encoder import ImageEncoderConfig
 from seed3d.condition.text import TEXT_DIM, encode_token_arrays
 from seed3d.errors import AssetFormatError, InvalidInputError
 from seed3d.geometry.coarse import CoarseFlow, CoarseFlowConfig
 from seed3d.geometry.conditioning import ConditionerConfig, ShapeConditioner
 from seed3d.geometry.detail import DetailFlow, DetailFlowConfig, coarse_support
 from seed3d.geometry.vae import ShapeVAE, ShapeVAEConfig, sdf_loss
+from seed3d.nn import mlp
 from seed3d.nn.dit import pad_tokens
-from seed3d.nn.flow import equivariant_ot_pairs, flow_loss, interpolate, sample_timesteps
+from seed3d.nn.flow import flow_loss, interpolate, sample_timesteps
 from seed3d.nn.trainer import TrainConfig, check_device, train_loop, warm_start
 from seed3d.typed import PathType, ProgressCallback
 
@@ -175,66 +178,55 @@ def train_vae(data: PathType, out: PathType, config: VAETrainConfig | None = Non
 
 @dataclass
 class CoarseTrainConfig(TrainConfig):
-    """Settings of a stage-1 flow training run: the flow and the image encoder learn together on VAE latents of
-    the train split, conditioned on an augmented view, on the description, or on both."""
+    """Settings of a stage-1 flow training run: the flow and the image encoder learn together on the coarse SDF
+    grids of the train split, conditioned on an augmented view, on the description, or on both."""
 
-    steps: int = 700
+    steps: int = 2500
     """Optimiser steps."""
-    batch: int = 16
+    batch: int = 32
     """Shapes per step."""
     lr: float = 5e-4
     """Peak learning rate."""
-    warmup: int = 50
+    warmup: int = 100
     """Warm-up steps."""
-    vae: str = "weights/geometry-vae"
-    """Shape VAE folder whose latents the flow learns."""
-    num_tokens: int = 128
-    """Latent tokens per shape (the coarse budget)."""
     image_share: float = 0.4
     """Share of samples conditioned on an image only."""
     text_share: float = 0.3
     """Share conditioned on the text only (the rest get both)."""
     drop_condition: float = 0.1
     """Share trained with the null condition (for classifier-free guidance)."""
-    token_order: str = "template"
-    """How a shape's token set meets the noise: ``template`` orders it by matching the anchors one to one to a
-    fixed template (k-means centres of all training anchors, saved in the flow as its slot positions; needs
-    ``model.slot_tokens``); ``ot`` pairs the set with each draw of noise by optimal transport
-    (``seed3d.nn.flow.equivariant_ot_pairs``); ``random`` shuffles it (the permutation-equivariant flow then
-    averages over every pairing: one blob for every condition)."""
     align_weight: float = 0.5
     """Weight of an auxiliary loss that trains the image encoder's pooled vector, through a linear head, to point
     where the MiniLM sentence vector of the shape's description points (cosine): the from-scratch encoder learns
     what the object is from the start instead of only through the flow's loss. 0: off."""
+    shape_weight: float = 1.0
+    """Weight of an auxiliary loss that trains the image encoder's pooled vector, through a small MLP head, to
+    predict the shape's coarse grid values pooled to ``shape_cells``^3 (mean squared error): the encoder learns
+    the object's proportions and its orientation from the first step, not only through the flow's loss. 0: off."""
+    shape_cells: int = 8
+    """Cells per side of that auxiliary target (must divide ``model.grid``)."""
     init_from: str | None = None
     """Start a fresh run from a saved stage-1 folder (its flow/ and conditioner/)."""
-    conditioner: ConditionerConfig = field(default_factory=ConditionerConfig)
-    """Image encoder and condition-token sizes."""
-    model: CoarseFlowConfig = field(default_factory=lambda: CoarseFlowConfig(width=192, depth=6, heads=6,
-                                                                             num_tokens=128, pooled_condition=True,
-                                                                             slot_tokens=True))
-    """Flow sizes."""
-
-    def __post_init__(self) -> None:
-        if self.token_order not in ("template", "ot", "random"):
-            raise InvalidInputError(f"token_order must be template, ot or random, got {self.token_order!r}")
-        if (self.token_order == "template") != self.model.slot_tokens:
-            raise InvalidInputError("token_order 'template' and model.slot_tokens go together (ordered slots need "
-                                    "a template order; a template order needs slots)")
-        if self.model.slot_tokens and self.model.num_tokens != self.num_tokens:
-            raise InvalidInputError(f"model.num_tokens ({self.model.num_tokens}) must equal num_tokens "
-                                    f"({self.num_tokens}) for ordered slots")
+    conditioner: ConditionerConfig = field(
+        default_factory=lambda: ConditionerConfig(image=ImageEncoderConfig(backbone="cnn")))
+    """Image encoder and condition-token sizes (a CNN: from one view it learns the pooled grid of the auxiliary
+    loss far faster than a ViT from scratch does)."""
+    model: CoarseFlowConfig = field(default_factory=CoarseFlowConfig)
+    """Flow sizes (``model.grid`` must equal the data set's ``grid_resolution``)."""
 
 
 class CoarseModel(nn.Module):
     """The stage-1 flow and its conditioner, trained together and saved as ``flow/`` and ``conditioner/``; the
-    training-only ``align`` head maps the image encoder's pooled vector to the MiniLM sentence space."""
+    training-only heads map the image encoder's pooled vector to the MiniLM sentence space (``align``) and to the
+    shape's pooled coarse grid (``shape``, ``shape_cells``^3 values)."""
 
-    def __init__(self, flow: CoarseFlow, conditioner: ShapeConditioner) -> None:
+    def __init__(self, flow: CoarseFlow, conditioner: ShapeConditioner, shape_cells: int = 8) -> None:
         super().__init__()
         self.flow = flow
         self.conditioner = conditioner
-        self.align = nn.Linear(conditioner.image_encoder.out_dim, TEXT_DIM)
+        d = conditioner.image_encoder.out_dim
+        self.align = nn.Linear(d, TEXT_DIM)
+        self.shape = mlp([d, 4 * d, shape_cells ** 3])
 
     def save_pretrained(self, path: PathType, overwrite: bool = False, extra_files: dict[str, str] | None = None
                         ) -> Path:
@@ -253,48 +245,6 @@ def _sha256(path: Path) -> str:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
-
-
-def encode_split(vae: ShapeVAE, data: dict[str, np.ndarray], num_tokens: int, batch: int = 16,
-                 progress: ProgressCallback | None = None) -> dict[str, np.ndarray]:
-    """VAE posterior means of every shape of a loaded split: anchors (N, M, 3) and feats (N, M, C), encoded from the
-    first ``surface_points`` / ``sharp_points`` samples of each shape (deterministic)."""
-    c = vae.config
-    n = len(data["surface_points"])
-    anchors = np.zeros((n, num_tokens, 3), np.float32)
-    feats = np.zeros((n, num_tokens, c.latent_dim), np.float32)
-    for s in range(0, n, batch):
-        sl = slice(s, s + batch)
-        p = np.concatenate([data["surface_points"][sl, : c.surface_points],
-                            data["sharp_points"][sl, : c.sharp_points]], 1)
-        nr = np.concatenate([data["surface_normals"][sl, : c.surface_points],
-                             data["sharp_normals"][sl, : c.sharp_points]], 1)
-        sh = np.concatenate([np.zeros((len(p), c.surface_points), bool),
-                             data["sharp_on_edge"][sl, : c.sharp_points]], 1)
-        with torch.no_grad():
-            lat = vae.encode(torch.from_numpy(p.astype(np.float32)), torch.from_numpy(nr.astype(np.float32)),
-                             torch.from_numpy(sh), num_tokens=num_tokens)
-        anchors[sl] = lat.anchors.numpy()
-        feats[sl] = lat.feats.numpy()
-        if progress is not None:
-            progress(min(s + batch, n) / n, f"encoded {min(s + batch, n)}/{n} shapes")
-    return {"anchors": anchors, "feats": feats}
-
-
-def cached_latents(vae_dir: Path, data_root: PathType, split: str, num_tokens: int, cache_dir: Path,
-                   progress: ProgressCallback | None = None) -> dict[str, np.ndarray]:
-    """``encode_split`` of a built split, cached in ``cache_dir`` under the VAE weights' hash and the token count."""
-    key = f"{_sha256(vae_dir / 'model.safetensors')[:12]}-{split}-{num_tokens}"
-    path = cache_dir / f"latents-{key}.npz"
-    if path.is_file():
-        with np.load(path) as z:
-            return {k: z[k] for k in z.files}
-    vae = ShapeVAE.from_pretrained(vae_dir).eval()
-    out = encode_split(vae, load_geometry(data_root, split, fields=VAE_FIELDS[:5]), num_tokens, progress=progress)
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    with atomic_file(path) as tmp, open(tmp, "wb") as f:
-        np.savez(f, **out)
-    return out
 
 
 def _condition_batch(views: dict[str, np.ndarray], text: tuple[np.ndarray, np.ndarray], idx: np.ndarray,
@@ -320,53 +270,18 @@ def _drop_condition(flow: CoarseFlow | DetailFlow, cond: torch.Tensor, mask: tor
     return torch.where(drop[:, None, None], null.to(cond.dtype), cond), torch.where(drop[:, None], null_mask, mask)
 
 
-def make_coarse_batch(latents: dict[str, np.ndarray], views: dict[str, np.ndarray], text: tuple[np.ndarray, np.ndarray],
-                      step: int, cfg: CoarseTrainConfig, latent_scale: float,
-                      augmenter: ViewAugmenter) -> dict[str, torch.Tensor]:
-    """The batch of ``step``: packed clean tokens, noise, times, an augmented view, text tokens, the condition mode."""
+def make_coarse_batch(grids: np.ndarray, views: dict[str, np.ndarray], text: tuple[np.ndarray, np.ndarray],
+                      step: int, cfg: CoarseTrainConfig, augmenter: ViewAugmenter) -> dict[str, torch.Tensor]:
+    """The batch of ``step``: the shapes' coarse SDF grids (normalised units), noise, times, an augmented view,
+    text tokens, the condition mode."""
     rng = np.random.default_rng([cfg.seed, step])
-    n = len(latents["anchors"])
+    n = len(grids)
     idx = rng.choice(n, cfg.batch, replace=n < cfg.batch)
     condition = _condition_batch(views, text, idx, rng, cfg, augmenter)
-    shuffled = np.stack([rng.permutation(cfg.num_tokens) for _ in range(cfg.batch)])
-    perm = latents["order"][idx] if cfg.token_order == "template" else shuffled
-    anchors = np.take_along_axis(latents["anchors"][idx], perm[..., None], 1)
-    feats = np.take_along_axis(latents["feats"][idx], perm[..., None], 1) / latent_scale
     gen = torch.Generator().manual_seed(int(rng.integers(1 << 62)))
-    t = sample_timesteps(cfg.batch, gen)
-    x0 = torch.cat([torch.from_numpy(anchors) * cfg.model.anchor_scale, torch.from_numpy(feats.astype(np.float32))], -1)
-    noise = torch.randn(x0.shape, generator=gen)
-    if cfg.token_order == "ot":
-        x0 = x0.gather(1, equivariant_ot_pairs(x0, noise)[..., None].expand_as(x0))
-    return {"x0": x0, "noise": noise, "t": t, "text_vec": torch.from_numpy(sentence_vectors(*text, idx)), **condition}
-
-
-def token_template(anchors: np.ndarray, count: int, seed: int = 0, sample: int = 65536) -> np.ndarray:
-    """A fixed template of ``count`` points (count, 3) for ordering token sets: k-means centres of the anchors
-    (N, M, 3) of every training shape pooled (at most ``sample`` of them, drawn with ``seed``)."""
-    from scipy.cluster.vq import kmeans2
-
-    pts = anchors.reshape(-1, 3).astype(np.float64)
-    rng = np.random.default_rng(seed)
-    if len(pts) > sample:
-        pts = pts[rng.choice(len(pts), sample, replace=False)]
-    centres, _ = kmeans2(pts, count, seed=rng, minit="++")
-    return centres.astype(np.float32)
-
-
-def template_order(anchors: np.ndarray, template: np.ndarray) -> np.ndarray:
-    """Per shape, the order (N, M) of its anchors (N, M, 3) that matches them one to one to the template points
-    (M, 3) at least total squared distance: ``anchors[i][order[i][k]]`` belongs to template point ``k``."""
-    from scipy.optimize import linear_sum_assignment
-    from scipy.spatial.distance import cdist
-
-    if anchors.shape[1:] != template.shape:
-        raise InvalidInputError(f"{anchors.shape[1]} anchors per shape cannot match a template of {len(template)}")
-    order = np.zeros(anchors.shape[:2], np.int64)
-    for i, a in enumerate(anchors):
-        rows, cols = linear_sum_assignment(cdist(template, a, "sqeuclidean"))
-        order[i, rows] = cols
-    return order
+    sdf = torch.from_numpy(grids[idx].astype(np.float32))
+    return {"sdf": sdf, "noise": torch.randn(sdf.shape, generator=gen), "t": sample_timesteps(cfg.batch, gen),
+            "text_vec": torch.from_numpy(sentence_vectors(*text, idx)), **condition}
 
 
 def sentence_vectors(tokens: np.ndarray, mask: np.ndarray, idx: np.ndarray) -> np.ndarray:
@@ -376,26 +291,44 @@ def sentence_vectors(tokens: np.ndarray, mask: np.ndarray, idx: np.ndarray) -> n
     return (vec / np.maximum(np.linalg.norm(vec, axis=-1, keepdims=True), 1e-8)).astype(np.float32)
 
 
-def coarse_losses(model: CoarseModel, batch: dict[str, torch.Tensor], align_weight: float = 0.0
-                  ) -> dict[str, torch.Tensor]:
-    """Rectified-flow velocity loss of the stage-1 flow (the conditioner trains through it), plus
-    ``align_weight`` times the image encoder's sentence-alignment loss (1 - cosine)."""
+def coarse_losses(model: CoarseModel, batch: dict[str, torch.Tensor], align_weight: float = 0.0,
+                  shape_weight: float = 0.0) -> dict[str, torch.Tensor]:
+    """Rectified-flow velocity loss of the stage-1 flow on the grid values (the conditioner trains through it),
+    plus ``align_weight`` times the image encoder's sentence-alignment loss (1 - cosine) and ``shape_weight``
+    times its pooled-grid loss (mean squared error)."""
     image = model.conditioner.image_encoder(batch["images"])
     cond, mask = model.conditioner(batch["images"], batch["text"], batch["text_mask"], batch["use_image"],
                                    batch["use_text"], image_features=image)
     cond, mask = _drop_condition(model.flow, cond, mask, batch["drop"])
-    x0, noise, t = batch["x0"], batch["noise"], batch["t"]
+    x0, noise, t = model.flow.to_values(batch["sdf"]), batch["noise"], batch["t"]
     pred = model.flow(interpolate(x0, noise, t), t, cond, mask)
     flow = flow_loss(pred.float(), x0, noise)
     align = 1.0 - F.cosine_similarity(model.align(image.pooled).float(), batch["text_vec"], dim=-1).mean()
-    with torch.no_grad():
-        anchor = flow_loss(pred[..., :3].float(), x0[..., :3], noise[..., :3])
-    return {"loss": flow + align_weight * align, "flow_loss": flow, "anchor_loss": anchor, "align": align}
+    cells = round(model.shape[-1].out_features ** (1 / 3))
+    target = F.adaptive_avg_pool3d(x0[:, None], cells).flatten(1)
+    shape = F.mse_loss(model.shape(image.pooled).float(), target)
+    return {"loss": flow + align_weight * align + shape_weight * shape, "flow_loss": flow, "align": align,
+            "shape": shape}
 
 
 def load_views(root: PathType, split: str) -> dict[str, np.ndarray]:
     """The conditioning renders of a split: ``cond_rgb``, ``cond_alpha``, ``cond_background`` and ``description``."""
     return load_geometry(root, split, fields=("cond_rgb", "cond_alpha", "cond_background", "description"))
+
+
+def load_grids(root: PathType, split: str, grid: int) -> np.ndarray:
+    """The coarse SDF grids (N, G, G, G) of a built split, checked against the flow's ``grid``."""
+    from seed3d.synth.dataset import ShardDataset
+
+    ds = ShardDataset(root, split, fields=("index",), cache_shards=1)
+    names = {f["name"]: f for f in ds.manifest["fields"]}
+    if "grid_sdf" not in names:
+        raise AssetFormatError(f"{ds.root}: the split has no coarse SDF grids (grid_sdf); rebuild it with "
+                               "`seed3d data build --overwrite`")
+    if names["grid_sdf"]["shape"] != [grid] * 3:
+        raise InvalidInputError(f"{ds.root}: its grids are {names['grid_sdf']['shape']}, the flow generates "
+                                f"{[grid] * 3}; set model.grid or rebuild with --grid-resolution {grid}")
+    return load_geometry(root, split, fields=("grid_sdf",))["grid_sdf"]
 
 
 def train_coarse(data: PathType, out: PathType, config: CoarseTrainConfig | None = None,
@@ -404,26 +337,13 @@ def train_coarse(data: PathType, out: PathType, config: CoarseTrainConfig | None
     ``conditioner/``."""
     cfg = config or CoarseTrainConfig()
     check_device(cfg.device)
-    vae_dir = Path(cfg.vae)
-    if not (vae_dir / "model.safetensors").is_file():
-        raise InvalidInputError(f"{vae_dir}: no shape VAE there (train one with `seed3d train geometry-vae`)")
-    vae_cfg = ShapeVAE.from_pretrained(vae_dir).config
-    if vae_cfg.latent_dim != cfg.model.latent_dim:
-        raise InvalidInputError(f"the VAE has {vae_cfg.latent_dim} latent channels, the flow config "
-                                f"{cfg.model.latent_dim}")
     torch.manual_seed(cfg.seed)
-    model = CoarseModel(CoarseFlow(cfg.model), ShapeConditioner(cfg.conditioner))
+    if cfg.model.grid % cfg.shape_cells:
+        raise InvalidInputError(f"shape_cells {cfg.shape_cells} must divide the grid ({cfg.model.grid})")
+    model = CoarseModel(CoarseFlow(cfg.model), ShapeConditioner(cfg.conditioner), cfg.shape_cells)
     report = progress or (lambda f, m: None)
-    out = Path(out)
-    latents = cached_latents(vae_dir, data, "train", cfg.num_tokens, out, progress)
-    latent_scale = float(latents["feats"].std())
-    model.flow.config.extra = {**model.flow.config.extra, "latent_scale": latent_scale}
-    if cfg.token_order == "template":
-        report(0.0, "ordering token sets by the template")
-        template = token_template(latents["anchors"], cfg.num_tokens, cfg.seed)
-        latents = {**latents, "order": template_order(latents["anchors"], template)}
-        model.flow.slot_positions.copy_(torch.from_numpy(template))  # type: ignore[operator]
-    report(0.0, "loading views")
+    report(0.0, "loading grids and views")
+    grids = load_grids(data, "train", cfg.model.grid)
     views = load_views(data, "train")
     text = encode_token_arrays([str(d) for d in views["description"]], progress=progress,
                                message="encoding descriptions")
@@ -436,16 +356,12 @@ def train_coarse(data: PathType, out: PathType, config: CoarseTrainConfig | None
             warm_start(model.conditioner, ShapeConditioner.from_pretrained(source / "conditioner").state_dict(),
                        str(source))
 
-    log.info("%d shapes, latent scale %.4f, flow %.2f M + conditioner %.2f M parameters", len(latents["anchors"]),
-             latent_scale, model.flow.num_parameters() / 1e6,
-             sum(p.numel() for p in model.conditioner.parameters()) / 1e6)
-    return train_loop(model, cfg, out,
-                      lambda step: make_coarse_batch(latents, views, text, step, cfg, latent_scale, augmenter),
-                      lambda m, b: coarse_losses(m, b, cfg.align_weight),  # type: ignore[arg-type]
-                      on_fresh_start=init, info={"train_shapes": len(latents["anchors"]), "vae": str(vae_dir),
-                                                 "vae_sha256": _sha256(vae_dir / "model.safetensors"),
-                                                 "latent_scale": latent_scale},
-                      progress=progress, show=("flow_loss", "anchor_loss", "align"))
+    log.info("%d shapes, flow %.2f M + conditioner %.2f M parameters", len(grids),
+             model.flow.num_parameters() / 1e6, sum(p.numel() for p in model.conditioner.parameters()) / 1e6)
+    return train_loop(model, cfg, out, lambda step: make_coarse_batch(grids, views, text, step, cfg, augmenter),
+                      lambda m, b: coarse_losses(m, b, cfg.align_weight, cfg.shape_weight),  # type: ignore[arg-type]
+                      on_fresh_start=init, info={"train_shapes": len(grids)},
+                      progress=progress, show=("flow_loss", "align", "shape"))
 
 
 # ------------------------------------------------------------------------------------------ stage 2 (detail)
@@ -474,8 +390,7 @@ class DetailTrainConfig(TrainConfig):
     """Share conditioned on the text only (the rest get both)."""
     drop_condition: float = 0.1
     """Share trained with the null condition."""
-    model: DetailFlowConfig = field(default_factory=lambda: DetailFlowConfig(width=192, depth=6, heads=6,
-                                                                             pooled_condition=True))
+    model: DetailFlowConfig = field(default_factory=DetailFlowConfig)
     """Flow sizes and support settings (trunk sizes must match stage 1)."""
 
 

@@ -70,29 +70,6 @@ def velocity_target(x0: torch.Tensor, noise: torch.Tensor) -> torch.Tensor:
     return noise - x0
 
 
-def equivariant_ot_pairs(x0: torch.Tensor, noise: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
-    """For set-valued samples (B, M, C): the permutation (B, M) of each sample's tokens that pairs them with the
-    noise tokens at least total squared distance (Hungarian), so ``x0.gather(1, perm)`` is the same set in the
-    order of the noise it should flow from (equivariant optimal-transport flow matching: straighter paths than
-    random pairings, which a permutation-equivariant model would have to average over).
-
-    ``mask`` (B, M) marks real tokens; padding tokens are paired only among themselves (they keep their slots)."""
-    from scipy.optimize import linear_sum_assignment
-
-    if x0.ndim != 3 or x0.shape != noise.shape:
-        raise InvalidInputError(f"x0 and noise must be (B, M, C) of one shape, got {tuple(x0.shape)} and "
-                                f"{tuple(noise.shape)}")
-    b, m, _ = x0.shape
-    cost = torch.cdist(noise.detach().float(), x0.detach().float()).square().cpu().numpy()
-    perm = np.tile(np.arange(m), (b, 1))
-    keep = np.ones((b, m), bool) if mask is None else mask.detach().cpu().numpy().astype(bool)
-    for i in range(b):
-        real = np.flatnonzero(keep[i])
-        rows, cols = linear_sum_assignment(cost[i][np.ix_(real, real)])
-        perm[i, real[rows]] = real[cols]
-    return torch.from_numpy(perm).to(x0.device)
-
-
 def flow_loss(pred_v: torch.Tensor, x0: torch.Tensor, noise: torch.Tensor,
               mask: torch.Tensor | None = None) -> torch.Tensor:
     """Mean squared error of ``pred_v`` against ``noise - x0``; ``mask`` (B, M) keeps only real tokens of (B, M, C)."""

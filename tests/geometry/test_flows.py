@@ -10,12 +10,14 @@ import torch
 
 from seed3d.asset import Mesh
 from seed3d.errors import InvalidInputError
-from seed3d.geometry.coarse import CoarseFlow, CoarseFlowConfig
+from seed3d.geometry.coarse import CoarseFlow, CoarseFlowConfig, grid_sdf_function
 from seed3d.geometry.detail import DetailFlow, DetailFlowConfig, batch_supports, coarse_support, refine
 from seed3d.nn.flow import FlowSampler, flow_loss, interpolate
 
-TINY = {"latent_dim": 4, "width": 32, "depth": 2, "heads": 2, "cond_dim": 8, "pos_freqs": 3,
-        "num_null_tokens": 2, "time_freq_dim": 16}
+TINY = {"width": 32, "depth": 2, "heads": 2, "cond_dim": 8, "pos_freqs": 3, "num_null_tokens": 2,
+        "time_freq_dim": 16}
+GRID = {"grid": 8, "patch": 4}
+DETAIL = {**TINY, "latent_dim": 4}
 
 
 def _randomise(module: torch.nn.Module, seed: int = 0, std: float = 0.15) -> None:
@@ -26,69 +28,65 @@ def _randomise(module: torch.nn.Module, seed: int = 0, std: float = 0.15) -> Non
 
 
 def _coarse(randomise: bool = True) -> CoarseFlow:
-    model = CoarseFlow(CoarseFlowConfig(num_tokens=12, **TINY)).eval()
+    model = CoarseFlow(CoarseFlowConfig(**GRID, **TINY)).eval()
     if randomise:
         _randomise(model)
     return model
 
 
-def _batch(b: int = 2, m: int = 10, seed: int = 1) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def _batch(b: int = 2, seed: int = 1) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     g = torch.Generator().manual_seed(seed)
-    return torch.randn(b, m, 7, generator=g), torch.rand(b, generator=g), torch.randn(b, 3, 8, generator=g)
+    return torch.randn(b, 8, 8, 8, generator=g), torch.rand(b, generator=g), torch.randn(b, 3, 8, generator=g)
 
 
 def test_coarse_forward_shape_and_zero_init() -> None:
     x, t, cond = _batch()
     fresh = _coarse(randomise=False)
-    assert torch.equal(fresh(x, t, cond), torch.zeros(2, 10, 7))
+    assert torch.equal(fresh(x, t, cond), torch.zeros(2, 8, 8, 8))
     model = _coarse()
     v = model(x, t, cond, torch.tensor([[True, True, False], [True, False, False]]))
-    assert v.shape == (2, 10, 7) and v.abs().sum() > 0
-    with pytest.raises(InvalidInputError):
-        model(x[..., :6], t, cond)
-    with pytest.raises(InvalidInputError):
+    assert v.shape == (2, 8, 8, 8) and v.abs().sum() > 0
+    assert model.num_tokens == 8
+    with pytest.raises(InvalidInputError, match="grid values"):
+        model(x[:, :6], t, cond)
+    with pytest.raises(InvalidInputError, match="condition"):
         model(x, t, cond[..., :5])
 
 
-def test_coarse_padding_tokens_do_not_change_real_tokens() -> None:
+def test_coarse_patches_are_regions_of_space() -> None:
     model = _coarse()
-    x, t, cond = _batch()
-    key_mask = torch.ones(2, 10, dtype=torch.bool)
-    key_mask[1, 6:] = False
-    ref = model(x, t, cond, key_mask=key_mask)
+    x, _, _ = _batch()
+    tokens = model.patchify(x)
+    assert tokens.shape == (2, 8, 64) and torch.equal(model.unpatchify(tokens), x)
+    # token 1 is the patch at x index 0, y index 0, z index 1: cells [0:4, 0:4, 4:8]
+    assert torch.equal(tokens[0, 1], x[0, :4, :4, 4:].reshape(-1))
+    assert torch.allclose(model.patch_centres[1], torch.tensor([-0.5, -0.5, 0.5]))
+    # changing one patch's input changes the velocities of every patch (attention), not only its own
     x2 = x.clone()
-    x2[1, 6:] = 9.0
-    out = model(x2, t, cond, key_mask=key_mask)
-    assert torch.allclose(out[1, :6], ref[1, :6], atol=1e-5) and torch.equal(out[0], ref[0])
-    assert torch.equal(out[1, 6:], torch.zeros(4, 7))
-    # the first 6 tokens alone give the same velocities as with padding
-    alone = model(x[1:, :6], t[1:], cond[1:])
-    assert torch.allclose(alone[0], ref[1, :6], atol=1e-5)
+    x2[:, :4, :4, :4] += 1.0
+    t, cond = torch.rand(2), torch.randn(2, 3, 8)
+    diff = (model(x2, t, cond) - model(x, t, cond)).abs()
+    assert diff[:, 4:, 4:, 4:].sum() > 0
 
 
-def test_coarse_is_permutation_equivariant() -> None:
+def test_coarse_values_are_the_truncated_distance() -> None:
     model = _coarse()
-    x, t, cond = _batch()
-    perm = torch.randperm(10, generator=torch.Generator().manual_seed(0))
-    assert torch.allclose(model(x[:, perm], t, cond), model(x, t, cond)[:, perm], atol=1e-5)
+    cell = 2.0 / 8
+    assert model.config.cell == cell and model.config.truncation == pytest.approx(2 * cell)
+    sdf = torch.tensor([-1.0, -0.25, 0.0, 0.125, 3.0])
+    assert torch.allclose(model.to_values(sdf), torch.tensor([-1.0, -0.5, 0.0, 0.25, 1.0]))
+    assert torch.allclose(model.to_distance(model.to_values(sdf)), sdf.clamp(-0.5, 0.5))
+    with pytest.raises(InvalidInputError, match="multiple of patch"):
+        CoarseFlowConfig(grid=10, patch=4)
+    with pytest.raises(InvalidInputError, match="level_cells"):
+        CoarseFlowConfig(truncation_cells=1.0, level_cells=1.5)
 
 
-def test_coarse_pack_unpack_and_condition_dropout() -> None:
+def test_coarse_condition_dropout_and_save_and_load(tmp_path: Path) -> None:
     model = _coarse()
-    anchors, feats = torch.rand(2, 5, 3) * 2 - 1, torch.randn(2, 5, 4)
-    x = model.pack(anchors, feats)
-    assert x.shape == (2, 5, 7) and torch.allclose(x[..., :3], anchors * model.config.anchor_scale)
-    a2, f2 = model.unpack(x)
-    assert torch.allclose(a2, anchors) and torch.equal(f2, feats)
     cond, mask = model.drop_condition(torch.randn(2, 3, 8), None, 1.0)
     null, null_mask = model.null_condition(2, 3)
     assert torch.equal(cond, null) and torch.equal(mask, null_mask)
-    with pytest.raises(InvalidInputError):
-        model.pack(anchors, feats[..., :3])
-
-
-def test_coarse_save_and_load(tmp_path: Path) -> None:
-    model = _coarse()
     x, t, cond = _batch()
     model.save_pretrained(tmp_path / "coarse")
     loaded = CoarseFlow.from_pretrained(tmp_path / "coarse")
@@ -100,24 +98,42 @@ def test_coarse_generate_is_deterministic() -> None:
     model = _coarse()
     cond = torch.randn(2, 3, 8)
     seen: list[float] = []
-    a = model.generate(cond, num_tokens=9, steps=3, guidance=2.0, generator=torch.Generator().manual_seed(0),
-                       callback=seen.append)
-    b = model.generate(cond, num_tokens=9, steps=3, guidance=2.0, generator=torch.Generator().manual_seed(0))
-    anchors, feats = a
-    assert anchors.shape == (2, 9, 3) and feats.shape == (2, 9, 4)
-    assert bool((anchors.abs() <= 1).all()) and torch.equal(anchors, b[0]) and torch.equal(feats, b[1])
+    a = model.generate(cond, steps=3, guidance=2.0, generator=torch.Generator().manual_seed(0), callback=seen.append)
+    b = model.generate(cond, steps=3, guidance=2.0, generator=torch.Generator().manual_seed(0))
+    assert a.shape == (2, 8, 8, 8) and torch.equal(a, b)
+    assert bool((a.abs() <= model.config.truncation + 1e-6).all())  # distances, saturating at the truncation
     assert seen[-1] == 1.0 and len(seen) == 3
-    default = model.generate(cond, sampler=FlowSampler(num_steps=2), generator=torch.Generator().manual_seed(0))
-    assert default[0].shape == (2, 12, 3)
+    with pytest.raises(InvalidInputError, match="pure noise"):
+        model.generate(cond, sampler=FlowSampler(num_steps=2, t_start=0.5))
+
+
+def test_grid_sdf_function_interpolates_and_closes_inside_the_cube() -> None:
+    g = 16
+    centres = (np.arange(g) + 0.5) * (2.0 / g) - 1.0
+    xyz = np.stack(np.meshgrid(centres, centres, centres, indexing="ij"), -1)
+    sphere = np.clip(np.linalg.norm(xyz, axis=-1) - 0.5, -0.25, 0.25)
+    field = grid_sdf_function(sphere, truncation=0.25)
+    q = np.random.default_rng(0).uniform(-0.7, 0.7, (500, 3))
+    exact = np.linalg.norm(q, axis=1) - 0.5
+    assert np.abs(field(q) - exact)[np.abs(exact) < 0.2].max() < 0.02  # trilinear on a smooth distance
+    assert np.allclose(field(xyz.reshape(-1, 3)[:5]), sphere.reshape(-1)[:5], atol=1e-6)  # exact at the centres
+    dilated = grid_sdf_function(sphere, truncation=0.25, offset=0.1)
+    assert np.allclose(dilated(q), field(q) - 0.1, atol=1e-6)
+    # a grid inside up to its outermost centres still gives a surface that closes inside the cube
+    full = grid_sdf_function(np.full((g, g, g), -0.25), truncation=0.25, offset=0.1)
+    values = full(np.array([[1.0, 0.0, 0.0], [0.0, -0.99, 0.5], [0.95, 0.0, 0.0], [0.0, 0.0, 0.0]]))
+    assert values[:2].min() > 0 and values[2:].max() < 0
+    with pytest.raises(InvalidInputError, match="G, G, G"):
+        grid_sdf_function(np.zeros((4, 4, 5)), 0.25)
 
 
 def _detail_from(coarse: CoarseFlow, **overrides: object) -> DetailFlow:
-    cfg = DetailFlowConfig(**{**TINY, **overrides})  # type: ignore[arg-type]
+    cfg = DetailFlowConfig(**{**DETAIL, **overrides})  # type: ignore[arg-type]
     return DetailFlow.from_coarse(coarse, cfg).eval()
 
 
 def test_detail_forward_shapes_and_masks() -> None:
-    model = DetailFlow(DetailFlowConfig(**TINY)).eval()
+    model = DetailFlow(DetailFlowConfig(**DETAIL)).eval()
     _randomise(model)
     g = torch.Generator().manual_seed(0)
     feats, pos, cond = torch.randn(2, 8, 4, generator=g), torch.rand(2, 8, 3, generator=g) * 2 - 1, torch.randn(2, 3, 8)
@@ -144,15 +160,15 @@ def test_from_coarse_copies_weights(pos_freqs: int) -> None:
     detail = _detail_from(coarse, pos_freqs=pos_freqs)
     for k, v in coarse.trunk.state_dict().items():
         assert torch.equal(detail.trunk.state_dict()[k], v)
-    g = torch.Generator().manual_seed(3)
-    pos, feats = torch.rand(2, 9, 3, generator=g) * 2 - 1, torch.randn(2, 9, 4, generator=g)
-    t, cond = torch.rand(2, generator=g), torch.randn(2, 3, 8, generator=g)
-    # at clean positions stage 2 starts exactly where stage 1 is
-    want = coarse(coarse.pack(pos, feats), t, cond)[..., 3:]
-    assert torch.allclose(detail(feats, t, cond, positions=pos), want, atol=1e-5)
+    # the position features of a point are stage 1's wherever the Fourier bands are shared
+    pos = torch.rand(5, 3) * 2 - 1
+    if pos_freqs >= coarse.config.pos_freqs:
+        assert torch.allclose(detail.pos_proj(detail.pos_embed(pos)), coarse.pos_proj(coarse.pos_embed(pos)),
+                              atol=1e-5)
+    assert torch.equal(detail.out_proj.weight, torch.zeros_like(detail.out_proj.weight))
     assert DetailFlow.from_coarse(coarse).config.pos_freqs == coarse.config.pos_freqs
     with pytest.raises(InvalidInputError, match="width"):
-        DetailFlow.from_coarse(coarse, DetailFlowConfig(**{**TINY, "width": 16}))
+        DetailFlow.from_coarse(coarse, DetailFlowConfig(**{**DETAIL, "width": 16}))
 
 
 def test_detail_save_and_load(tmp_path: Path) -> None:
@@ -168,7 +184,7 @@ def test_detail_save_and_load(tmp_path: Path) -> None:
 def test_refine_starts_from_partly_noised_coarse_latent() -> None:
     g = torch.Generator().manual_seed(0)
     pos, feats, cond = torch.rand(2, 6, 3, generator=g), torch.randn(2, 6, 4, generator=g), torch.randn(2, 3, 8)
-    fresh = DetailFlow(DetailFlowConfig(**TINY))  # zero velocity: the output is the partly noised start
+    fresh = DetailFlow(DetailFlowConfig(**DETAIL))  # zero velocity: the output is the partly noised start
     out = refine(fresh, pos, feats, cond, t_start=0.1, steps=3, generator=torch.Generator().manual_seed(1))
     noise = torch.randn(2, 6, 4, generator=torch.Generator().manual_seed(1))
     assert torch.allclose(out, 0.9 * feats + 0.1 * noise, atol=1e-6)
@@ -186,13 +202,13 @@ def test_refine_starts_from_partly_noised_coarse_latent() -> None:
         refine(detail, pos[:, :5], feats, cond)
 
 
-def test_coarse_flow_overfits_one_latent_set() -> None:
+def test_coarse_flow_overfits_one_grid() -> None:
     torch.manual_seed(0)
-    model = CoarseFlow(CoarseFlowConfig(num_tokens=8, **TINY))
+    model = CoarseFlow(CoarseFlowConfig(**GRID, **TINY))
     g = torch.Generator().manual_seed(0)
-    x0 = model.pack(torch.rand(1, 8, 3, generator=g) * 2 - 1, torch.randn(1, 8, 4, generator=g)).expand(8, -1, -1)
+    x0 = (torch.rand(1, 8, 8, 8, generator=g) * 2 - 1).expand(8, -1, -1, -1)
     cond = torch.randn(1, 2, 8, generator=g).expand(8, -1, -1)
-    eval_noise, eval_t = torch.randn(8, 8, 7, generator=g), torch.linspace(0.05, 0.95, 8)
+    eval_noise, eval_t = torch.randn(8, 8, 8, 8, generator=g), torch.linspace(0.05, 0.95, 8)
 
     def eval_loss() -> float:
         with torch.no_grad():
@@ -201,7 +217,7 @@ def test_coarse_flow_overfits_one_latent_set() -> None:
     before = eval_loss()
     opt = torch.optim.Adam(model.parameters(), lr=3e-3)
     for _ in range(80):
-        noise, t = torch.randn(8, 8, 7, generator=g), torch.rand(8, generator=g)
+        noise, t = torch.randn(8, 8, 8, 8, generator=g), torch.rand(8, generator=g)
         loss = flow_loss(model(interpolate(x0, noise, t), t, cond), x0, noise)
         opt.zero_grad()
         loss.backward()

@@ -11,7 +11,6 @@ import torch
 from seed3d.errors import InvalidInputError
 from seed3d.nn.flow import (
     FlowSampler,
-    equivariant_ot_pairs,
     flow_loss,
     interpolate,
     sample_timesteps,
@@ -151,25 +150,3 @@ def test_sampler_is_deterministic_per_generator_and_reports_progress() -> None:
     assert seen == [0.25, 0.5, 0.75, 1.0]
 
 
-def test_equivariant_ot_pairs_undo_a_shuffle_and_shorten_the_paths() -> None:
-    gen = torch.Generator().manual_seed(0)
-    noise = torch.randn(3, 20, 5, generator=gen)
-    shuffle = torch.stack([torch.randperm(20, generator=gen) for _ in range(3)])
-    x0 = noise.gather(1, shuffle[..., None].expand(-1, -1, 5)) + 0.01  # the noise set, shuffled and nudged
-    perm = equivariant_ot_pairs(x0, noise)
-    paired = x0.gather(1, perm[..., None].expand(-1, -1, 5))
-    assert torch.allclose(paired, noise + 0.01)  # each noise token finds its own data token
-    assert all(sorted(p.tolist()) == list(range(20)) for p in perm)  # a permutation of each sample's tokens
-    data = torch.randn(3, 20, 5, generator=gen)
-    paired = data.gather(1, equivariant_ot_pairs(data, noise)[..., None].expand(-1, -1, 5))
-    assert (paired - noise).square().sum() < (data - noise).square().sum()
-
-
-def test_equivariant_ot_pairs_keep_padding_in_place_and_refuse_bad_shapes() -> None:
-    gen = torch.Generator().manual_seed(1)
-    x0, noise = torch.randn(2, 6, 3, generator=gen), torch.randn(2, 6, 3, generator=gen)
-    mask = torch.tensor([[True] * 4 + [False] * 2, [True] * 6])
-    perm = equivariant_ot_pairs(x0, noise, mask)
-    assert perm[0, 4:].tolist() == [4, 5] and sorted(perm[0, :4].tolist()) == [0, 1, 2, 3]
-    with pytest.raises(InvalidInputError, match="one shape"):
-        equivariant_ot_pairs(x0, noise[:, :5])
