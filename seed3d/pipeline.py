@@ -133,7 +133,8 @@ class PipelineOptions:
     resolution: int = 128
     """Surface-extraction resolution (see ``GenerateOptions.resolution``)."""
     target_faces: int | None = 50_000
-    """Faces of the generated mesh after decimation."""
+    """Faces of the generated mesh after decimation, and of its parts together after the parts stage (None: keep
+    every face)."""
     texture_size: int = 1024
     """Texture side in pixels for the whole asset (16 … 2048; each part gets a power-of-two share)."""
     category: str | None = None
@@ -338,7 +339,7 @@ class Seed3DPipeline:
             t0 = time.perf_counter()
             report("parts", 0.0, "loading the part segmenter")
             parts = decompose(asset.parts[0].mesh, self.segmenter(), name=asset.name, num_parts=opts.max_parts,
-                              progress=lambda f, m: report("parts", f, m))
+                              progress=lambda f, m: report("parts", f, m), target_faces=opts.target_faces)
             parts.metadata = {**metadata, **parts.metadata}
             asset = parts
             timings["parts"] = round(time.perf_counter() - t0, 3)
@@ -403,7 +404,7 @@ class JobSpec:
     stages: tuple[str, ...] = BUILT_STAGES
     """Stages to run, geometry first (it always runs; it is added when missing)."""
     target_faces: int | None = 50_000
-    """Faces of the generated mesh after decimation (None: keep all)."""
+    """Faces of the generated mesh after decimation, and of its parts together (None: keep all)."""
     texture_size: int = 1024
     """Texture side in pixels for the whole asset (16 … 2048)."""
     steps: int = 25

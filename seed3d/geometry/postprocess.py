@@ -262,8 +262,18 @@ def _pre_reduce(mesh: Mesh, target: int) -> Mesh:
     return out
 
 
+#: Faces smaller than this (in the mesh's units², float32 as files store it) count as zero-area after a collapse.
+ZERO_AREA = 1e-12
+
+
+def _has_zero_area_faces(mesh: Mesh) -> bool:
+    tri = mesh.vertices.astype(np.float32)[mesh.faces].astype(np.float64)
+    return bool((np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1) <= 2 * ZERO_AREA).any())
+
+
 def _decimate(mesh: Mesh, target: int) -> Mesh | None:
-    """Quadric edge collapse to about ``target`` faces, keeping topology; None when the result is not closed."""
+    """Quadric edge collapse to about ``target`` faces, keeping topology; None when the result is not closed or
+    has zero-area faces."""
     pymeshlab = _require_pymeshlab()
     mesh = _pre_reduce(mesh, target)
     ms = pymeshlab.MeshSet()
@@ -276,7 +286,33 @@ def _decimate(mesh: Mesh, target: int) -> Mesh | None:
         out = _drop_bad_faces(out)
         if not _is_closed(out):
             return None
+    if _has_zero_area_faces(out):
+        return None
     return _orient_outward(out)
+
+
+def decimate(mesh: Mesh, target_faces: int) -> Mesh:
+    """A closed mesh collapsed to about ``target_faces`` faces by quadric edge collapse, topology kept.
+
+    A collapse that opens the mesh or leaves zero-area faces is retried with 1.5x more faces; when none works the
+    mesh comes back as it is (logged). A mesh with no more than ``target_faces`` faces is returned unchanged."""
+    if isinstance(target_faces, bool) or not isinstance(target_faces, (int, np.integer)) or target_faces < 4:
+        raise InvalidInputError(f"target_faces must be an integer >= 4, got {target_faces!r}")
+    target = int(target_faces)
+    while target < len(mesh.faces):
+        dec = _decimate(mesh, target)
+        if dec is not None:
+            if len(dec.faces) > 1.1 * target_faces:
+                log.info("decimate: stopped at %d faces (target %d) to keep the topology", len(dec.faces),
+                         target_faces)
+            return dec
+        log.info("decimate: collapsing to %d faces opened the mesh or left zero-area faces; retrying with more faces",
+                 target)
+        target = math.ceil(target * 1.5)
+    if len(mesh.faces) > target_faces:
+        log.warning("decimate: no collapse kept the mesh closed; returning %d faces (target %d)", len(mesh.faces),
+                    target_faces)
+    return mesh
 
 
 def clean_shell(mesh: Mesh, target_faces: int | None = None, min_component_fraction: float = 0.02) -> Mesh:
@@ -287,8 +323,7 @@ def clean_shell(mesh: Mesh, target_faces: int | None = None, min_component_fract
     area), remove faces at non-manifold edges and split non-manifold vertices, close holes, wind every shell
     outward (a shell nested inside another is a cavity and faces inward), then decimate to
     ``target_faces`` by quadric edge collapse when given and smaller than the face count (``_pre_reduce`` first
-    when the mesh has more than ``2 × PRE_REDUCE`` times that). Decimation that
-    breaks closure is retried with 1.5× more faces, up to the undecimated mesh (logged). UVs are dropped.
+    when the mesh has more than ``2 × PRE_REDUCE`` times that; see ``decimate``). UVs are dropped.
 
     Raises ``InvalidInputError`` for an empty mesh or bad arguments and ``RepairError`` when no closed,
     consistently wound shell can be made.
@@ -327,21 +362,8 @@ def clean_shell(mesh: Mesh, target_faces: int | None = None, min_component_fract
         raise RepairError(f"clean_shell: the closed mesh encloses no volume ({volume:.3g}); the input is a flat or "
                           "open sheet, not the surface of a solid")
 
-    if target_faces is not None and len(out.faces) > target_faces:
-        target = int(target_faces)
-        while target < len(out.faces):
-            dec = _decimate(out, target)
-            if dec is not None:
-                if len(dec.faces) > 1.1 * target_faces:
-                    log.info("clean_shell: decimation stopped at %d faces (target %d) to keep the topology",
-                             len(dec.faces), target_faces)
-                out = dec
-                break
-            log.info("clean_shell: decimating to %d faces opened the mesh; retrying with more faces", target)
-            target = math.ceil(target * 1.5)
-        else:
-            log.warning("clean_shell: no decimation kept the mesh closed; returning %d faces (target %d)",
-                        len(out.faces), target_faces)
+    if target_faces is not None:
+        out = decimate(out, int(target_faces))
     log.info("clean_shell: %d faces in, %d out (%d vertices), closed and outward", n_in, len(out.faces),
              len(out.vertices))
     return out

@@ -32,11 +32,37 @@ def part_names(labels: list[str]) -> list[str]:
     return names
 
 
+#: The fewest faces a part is decimated to when ``decompose`` holds a face budget.
+MIN_PART_FACES = 64
+
+
+def _within_budget(meshes: list[Mesh | None], target_faces: int) -> list[Mesh | None]:
+    """Parts decimated so that together they hold about ``target_faces`` faces (each at least MIN_PART_FACES)."""
+    from seed3d.geometry.postprocess import decimate
+
+    counts = [len(m.faces) if m is not None else 0 for m in meshes]
+    total = sum(counts)
+    if total <= target_faces:
+        return meshes
+    out = []
+    for m, n in zip(meshes, counts, strict=True):
+        share = max(MIN_PART_FACES, round(target_faces * n / total))
+        out.append(decimate(m, share) if m is not None and n > share else m)
+    log.info("parts decimated from %d to %d faces (target %d)", total,
+             sum(len(m.faces) for m in out if m is not None), target_faces)
+    return out
+
+
 def decompose(mesh: Mesh, segmenter: Segmenter, name: str = "asset", num_parts: int | None = None,
-              completion: CompletionConfig | None = None, progress: ProgressCallback | None = None) -> Asset:
+              completion: CompletionConfig | None = None, progress: ProgressCallback | None = None,
+              target_faces: int | None = None) -> Asset:
     """Segment ``mesh`` with a ``segment.Segmenter``, complete every part, and return them as an ``Asset`` whose
     joints are unknown (``joints_known=False``); ``num_parts`` fixes the number of parts (a cut part with no
-    area to complete joins the body, so there may be fewer; ``metadata["parts"]["merged_into_body"]`` lists them)."""
+    area to complete joins the body, so there may be fewer; ``metadata["parts"]["merged_into_body"]`` lists them).
+
+    The segmenter subdivides long faces so that cuts can run between them; when the completed parts hold more than
+    ``target_faces`` faces in all, each part over its share (in proportion to its faces, at least
+    ``MIN_PART_FACES``) is decimated to it, staying closed."""
     from seed3d.parts.complete import complete_parts
 
     report = progress or (lambda f, m: None)
@@ -46,6 +72,8 @@ def decompose(mesh: Mesh, segmenter: Segmenter, name: str = "asset", num_parts: 
     t1 = time.perf_counter()
     report(0.5, f"completing {seg.num_parts} parts")
     meshes = complete_parts(seg.mesh, seg.face_part, seg.labels, completion)
+    if target_faces is not None:
+        meshes = _within_budget(meshes, target_faces)
     t2 = time.perf_counter()
     kept = [(m, label) for m, label in zip(meshes, seg.labels, strict=True) if m is not None]
     parts = [Part(n, m, label=label) for n, (m, label) in zip(part_names([lab for _, lab in kept]), kept, strict=True)]

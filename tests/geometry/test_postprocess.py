@@ -116,6 +116,17 @@ def test_decimation_that_opens_the_mesh_is_retried(monkeypatch: pytest.MonkeyPat
     assert targets == [400, 600] and len(out.faces) <= 660
 
 
+def test_decimate_keeps_a_small_mesh_and_rejects_a_bad_target() -> None:
+    sphere = _sphere(subdivisions=2)
+    assert pp.decimate(sphere, len(sphere.faces)) is sphere
+    out = pp.decimate(sphere, 100)
+    _closed(out)
+    assert abs(len(out.faces) - 100) <= 10
+    for bad in (3, 2.5, True):
+        with pytest.raises(InvalidInputError, match="target_faces"):
+            pp.decimate(sphere, bad)  # type: ignore[arg-type]
+
+
 def test_a_much_larger_mesh_is_pre_reduced_before_the_topology_keeping_collapse(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A raw surface with far more faces than the target is first collapsed fast to PRE_REDUCE × target faces;

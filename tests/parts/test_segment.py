@@ -264,3 +264,24 @@ def test_an_asset_with_unknown_joints_round_trips_and_refuses_export(tmp_path: P
     assert not report.passed and any("unknown" in c.message for c in report.failures)
     with pytest.raises(AssetFormatError, match="marked unknown"):
         Asset("bad", truth.parts, truth.joints, joints_known=False)
+
+
+def test_decompose_holds_the_face_budget_with_closed_parts() -> None:
+    """The segmenter subdivides long faces; with ``target_faces`` the completed parts are decimated back to it."""
+    from seed3d.parts import MIN_PART_FACES, decompose
+    from seed3d.pipeline import weights_component
+
+    shell, _ = merged_shell(generate("cabinet", 0))
+    seg = Segmenter.from_pretrained(weights_component("part_segmenter"))
+    full = decompose(shell, seg, num_parts=3)
+    total = sum(len(p.mesh.faces) for p in full.parts)
+    target = total // 4
+    held = decompose(shell, seg, num_parts=3, target_faces=target)
+    assert [p.label for p in held.parts] == [p.label for p in full.parts]
+    faces = [len(p.mesh.faces) for p in held.parts]
+    assert sum(faces) <= 1.1 * max(target, MIN_PART_FACES * len(faces))
+    for part in held.parts:
+        tm = part.mesh.to_trimesh()
+        assert tm.is_watertight and tm.volume > 0
+        assert tm.area_faces.min() > 1e-12  # no zero-area faces left by the collapse (the validator rejects them)
+    assert sum(faces) < total
