@@ -24,7 +24,7 @@ from seed3d.geometry.coarse import CoarseFlow, grid_sdf_function
 from seed3d.geometry.conditioning import ShapeConditioner
 from seed3d.geometry.detail import DetailFlow, coarse_support, refine
 from seed3d.geometry.extract import SDFFunction, extract_surface
-from seed3d.geometry.postprocess import RealWorldSize, clean_shell, real_world_size, to_asset_frame
+from seed3d.geometry.postprocess import RealWorldSize, clean_shell, real_world_size, rest_pose, to_asset_frame
 from seed3d.geometry.vae import ShapeLatent, ShapeVAE
 from seed3d.nn.flow import FlowSampler
 from seed3d.typed import PathType
@@ -194,7 +194,7 @@ class ShapeGenerator:
         t0 = time.perf_counter()
         shell = clean_shell(raw, target_faces=opts.target_faces)
         size = real_world_size(text, category)
-        mesh = to_asset_frame(shell, size)
+        mesh = to_asset_frame(rest_pose(shell), size)
         timings["postprocess"] = time.perf_counter() - t0
         log.info("generated %d faces in %.1f s", len(mesh.faces), sum(timings.values()))
         return GeneratedShape(mesh, shell, grid, latent, size, {k: round(v, 3) for k, v in timings.items()})

@@ -612,6 +612,42 @@ def asset_frame_matrix(mesh: Mesh, size: RealWorldSize | float | None = None) ->
     return mat
 
 
+def rest_pose(mesh: Mesh, max_tilt_deg: float = 20.0) -> Mesh:
+    """``mesh`` turned to rest on the support it settles on when set down upright (uniform density; +Z up).
+
+    A generated base is rarely flat: set down as it is, the shape rocks onto the face of its convex hull that holds
+    its centre of mass. Of the hull's faces (coplanar ones merged) that tilt at most ``max_tilt_deg`` from the floor
+    and hold the centre of mass, the one that tilts least becomes the floor plane (the smallest rotation about a
+    horizontal axis through the centre of mass). The mesh comes back unchanged when no such face exists or the
+    least tilt is zero."""
+    import trimesh
+
+    tm = mesh.to_trimesh()
+    com = np.asarray(tm.center_mass if tm.is_volume else tm.centroid, np.float64)
+    hull = tm.convex_hull
+    groups = [list(f) for f in hull.facets]
+    grouped = {int(i) for g in groups for i in g}
+    groups += [[i] for i in range(len(hull.faces)) if i not in grouped]
+    best: tuple[float, FloatArray] | None = None
+    for g in groups:
+        n = np.asarray(hull.face_normals[g[0]], np.float64)
+        if -n[2] < math.cos(math.radians(max_tilt_deg)) or (best is not None and -n[2] <= best[0]):
+            continue
+        q = com - float((com - hull.vertices[hull.faces[g[0], 0]]) @ n) * n
+        tris = hull.vertices[hull.faces[g]]
+        bary = trimesh.triangles.points_to_barycentric(tris, np.repeat(q[None], len(g), axis=0))
+        if (bary >= -1e-9).all(axis=1).any():
+            best = (float(-n[2]), n)
+    if best is None or best[0] >= 1.0 - 1e-12:
+        return mesh
+    n = best[1]
+    axis = np.cross(n, [0.0, 0.0, -1.0])
+    angle = math.atan2(float(np.linalg.norm(axis)), best[0])
+    rot = trimesh.transformations.rotation_matrix(angle, axis / np.linalg.norm(axis), com)
+    log.info("rest_pose: tilted %.2f degrees onto its support", math.degrees(angle))
+    return mesh.transformed(rot)
+
+
 def to_asset_frame(mesh: Mesh, size: RealWorldSize | float | None = None) -> Mesh:
     """The mesh in meters, resting on z = 0 and centred in x and y, scaled to ``size`` (see ``asset_frame_matrix``)."""
     out = mesh.transformed(asset_frame_matrix(mesh, size))

@@ -273,3 +273,30 @@ def test_asset_frame_matrix_matches_and_keeps_uv() -> None:
     assert out.uv is not None and np.array_equal(out.uv, mesh.uv)
     with pytest.raises(InvalidInputError):
         to_asset_frame(Mesh(np.zeros((0, 3)), np.zeros((0, 3), np.int64)), 1.0)
+
+
+# --------------------------------------------------------------------------------------------- rest pose
+
+
+def _tilted_box(degrees: float, extents: tuple[float, float, float] = (0.6, 0.4, 0.8)) -> Mesh:
+    box = trimesh.creation.box(extents=extents)
+    box.apply_transform(trimesh.transformations.rotation_matrix(np.radians(degrees), [1.0, 0.0, 0.0]))
+    return Mesh(box.vertices, box.faces)
+
+
+def test_rest_pose_sets_a_rocking_base_down_on_the_face_that_holds_it() -> None:
+    tilted = _tilted_box(6.0)
+    assert np.ptp(np.sort(tilted.vertices[:, 2])[:4]) > 0.01  # set down as it is, it stands on one edge
+    rested = pp.rest_pose(tilted)
+    low = np.sort(rested.vertices[:, 2])[:4]
+    assert np.ptp(low) < 1e-9  # its four bottom corners on one level: the base face is the floor
+    assert rested.to_trimesh().volume == pytest.approx(tilted.to_trimesh().volume)
+    assert np.allclose(rested.to_trimesh().center_mass, tilted.to_trimesh().center_mass)  # turned about it
+
+
+def test_rest_pose_keeps_a_flat_base_and_a_shape_past_the_tilt_limit() -> None:
+    flat = _tilted_box(0.0)
+    assert pp.rest_pose(flat) is flat
+    steep = _tilted_box(30.0)  # no hull face within 20 degrees of the floor holds the centre of mass
+    assert pp.rest_pose(steep) is steep
+    assert pp.rest_pose(steep, max_tilt_deg=35.0) is not steep
