@@ -310,8 +310,8 @@ def decimate(mesh: Mesh, target_faces: int) -> Mesh:
                  target)
         target = math.ceil(target * 1.5)
     if len(mesh.faces) > target_faces:
-        log.warning("decimate: no collapse kept the mesh closed; returning %d faces (target %d)", len(mesh.faces),
-                    target_faces)
+        log.warning("decimate: no collapse kept the mesh closed and free of zero-area faces; returning %d faces "
+                    "(target %d)", len(mesh.faces), target_faces)
     return mesh
 
 
