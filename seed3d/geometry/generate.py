@@ -57,8 +57,9 @@ class GenerateOptions:
 
 @dataclass
 class GeneratedShape:
-    """A generated shape: the mesh in meters (asset frame), the normalised mesh, the coarse SDF grid, stage 2's
-    latent (None when stage 2 did not run), the size used."""
+    """A generated shape: the mesh in meters (asset frame, turned onto its resting face), the normalised mesh (as
+    extracted and cleaned, before that turn), the coarse SDF grid, stage 2's latent (None when stage 2 did not
+    run), the size used."""
 
     mesh: Mesh
     normalised: Mesh
