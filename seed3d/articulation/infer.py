@@ -614,11 +614,20 @@ class RuleReasoner:
 
     # ---- shared probes
     def _sleeve(self, ctx: PartContext) -> FloatArray | None:
-        """The one direction the part can move freely when it sits in a sleeve (None otherwise)."""
+        """The one direction the part can move freely when it sits in a sleeve (None otherwise): the one free way
+        past the collision hulls or, when the hulls leave several (loose hulls round a cut, completed part), the
+        one way clear of the other parts' true surfaces that the hulls also leave free."""
         if ctx.contact_kind != CLEARANCE:
             return None
         free = [d for d, ok in ctx.free_directions() if ok]
-        return free[0] if len(free) == 1 else None
+        if len(free) == 1:
+            return free[0]
+        if not free:
+            return None
+        clear = ctx.clear_directions()
+        if len(clear) == 1 and any(float(clear[0] @ d) > 0.999 for d in free):
+            return clear[0]
+        return None
 
     # ---- rules
     def _hinge(self, ctx: PartContext, what: str) -> Decision:
@@ -675,9 +684,15 @@ class RuleReasoner:
     def _slide(self, ctx: PartContext, prior: str, reason: str, direction: FloatArray | None = None) -> Decision:
         if direction is None:
             # the ways clear of the other parts' true surfaces, preferably also of their hulls (hulls may fill
-            # the cavity a part slides in until the clearing after the decision opens it)
-            hull_free = [d for d, ok in ctx.free_directions() if ok]
-            clear = ctx.clear_directions()
+            # the cavity a part slides in until the clearing after the decision opens it); a drawer (or a tray
+            # that slides like one) only slides level: a cut that leaves it clear only up or down is misread
+            level = prior == "drawer"
+
+            def allowed(ds: list[FloatArray]) -> list[FloatArray]:
+                return [d for d in ds if abs(float(d @ _Z)) < 0.5] if level else ds
+
+            hull_free = allowed([d for d, ok in ctx.free_directions() if ok])
+            clear = allowed(ctx.clear_directions())
             free = [d for d in clear if any(float(d @ h) > 0.999 for h in hull_free)] or clear or hull_free
             if free:
                 def rank(d: FloatArray) -> float:
@@ -687,9 +702,12 @@ class RuleReasoner:
                 direction = max(free, key=rank)
             else:
                 box = ctx.shape.box
-                k = int(np.argmax(np.abs(box.axes @ unit(box.centre - ctx.parent_shape.centroid))))
-                direction = _outward(ctx, box.axes[k])
-                reason += " (no free direction found: the side away from the parent)"
+                score = np.abs(box.axes @ unit(box.centre - ctx.parent_shape.centroid))
+                if level and np.any(np.abs(box.axes @ _Z) < 0.5):
+                    score = np.where(np.abs(box.axes @ _Z) < 0.5, score + 1e-6, 0.0)
+                direction = _outward(ctx, box.axes[int(np.argmax(score))])
+                reason += (" (no free direction found: the level side away from the parent)" if level else
+                           " (no free direction found: the side away from the parent)")
         d = unit(direction)
         box = ctx.shape.box
         ext = float(np.abs(box.axes @ d) @ box.extents)

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from seed3d.articulation import Analysis, Reasoner, RuleReasoner, VLMReasoner, articulate
 from seed3d.articulation._geometry import axis_angle, line_distance
+from seed3d.articulation.candidates import CLEARANCE
 from seed3d.errors import InvalidInputError
 from tests.articulation._helpers import FAST, small_cabinet
 
@@ -113,3 +115,66 @@ def test_a_joint_left_no_range_becomes_fixed() -> None:
     door = pred.joint_to("door")
     assert door is not None and door.type == "fixed" and not door.movable
     assert "no free range" in pred.metadata["articulation"]["parts"]["door"]["note"]
+
+
+class _SleeveContext:
+    """The few facts ``RuleReasoner._sleeve`` reads: contact kind, hull-free and surface-clear directions."""
+
+    def __init__(self, free: list[tuple[list[float], bool]], clear: list[list[float]], kind: str = CLEARANCE) -> None:
+        self.contact_kind = kind
+        self._free = [(np.asarray(d, float), ok) for d, ok in free]
+        self._clear = [np.asarray(d, float) for d in clear]
+
+    def free_directions(self) -> list[tuple[np.ndarray, bool]]:
+        return self._free
+
+    def clear_directions(self) -> list[np.ndarray]:
+        return self._clear
+
+
+_AXES = [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]]
+
+
+def test_sleeve_falls_back_to_the_one_way_clear_of_true_surfaces() -> None:
+    """Loose hulls round a cut, completed handle leave it several ways out; its true surfaces leave one (up, out of
+    its sleeve): that is the sleeve direction. Without a single clear way, or when the hulls block it, no sleeve."""
+    sleeve = RuleReasoner()._sleeve
+    loose = [(d, d != [1, 0, 0] and d != [0, 0, -1]) for d in _AXES]
+    found = sleeve(_SleeveContext(loose, [[0, 0, 1]]))  # type: ignore[arg-type]
+    assert found is not None and float(found @ [0, 0, 1]) > 0.999
+    assert sleeve(_SleeveContext(loose, [[0, 0, 1], [0, 1, 0]])) is None  # type: ignore[arg-type]
+    assert sleeve(_SleeveContext(loose, [[1, 0, 0]])) is None  # type: ignore[arg-type]  # the hulls block it
+    single = [(d, d == [0, -1, 0]) for d in _AXES]
+    found = sleeve(_SleeveContext(single, []))  # type: ignore[arg-type]
+    assert found is not None and float(found @ [0, -1, 0]) > 0.999
+    assert sleeve(_SleeveContext(loose, [[0, 0, 1]], kind="flush")) is None  # type: ignore[arg-type]
+
+
+class _SlideContext(_SleeveContext):
+    """``_SleeveContext`` plus the box, parent centroid and contact that ``RuleReasoner._slide`` reads."""
+
+    def __init__(self, free: list[tuple[list[float], bool]], clear: list[list[float]], centre: list[float]) -> None:
+        super().__init__(free, clear)
+        self.shape = SimpleNamespace(box=SimpleNamespace(centre=np.asarray(centre, float), axes=np.eye(3),
+                                                         extents=np.array([0.4, 0.4, 0.2])))
+        self.parent_shape = SimpleNamespace(centroid=np.zeros(3))
+        self.contact = None
+
+    def match(self, direction: np.ndarray, pivot: np.ndarray) -> None:
+        return None
+
+
+def test_a_drawer_slides_level_even_when_its_cut_is_clear_only_downwards() -> None:
+    """A drawer cut off a merged shell whose hulls block every way and whose true surfaces leave only the way down
+    (the bottom panel cut with it) slides out level, on the side away from its parent, not into the floor; an
+    unlabelled slider keeps the one clear way."""
+    blocked = [(d, False) for d in _AXES]
+    ctx = _SlideContext(blocked, [[0, 0, -1]], centre=[0.2, 0.0, 0.3])
+    drawer = RuleReasoner()._slide(ctx, "drawer", "a drawer slides out")  # type: ignore[arg-type]
+    assert drawer.type == "prismatic" and float(drawer.axis @ [1, 0, 0]) > 0.999
+    assert "level side away" in drawer.reason
+    level_clear = _SlideContext(blocked, [[0, 0, -1], [0, -1, 0]], centre=[0.2, 0.0, 0.3])
+    drawer = RuleReasoner()._slide(level_clear, "drawer", "a drawer slides out")  # type: ignore[arg-type]
+    assert float(drawer.axis @ [0, -1, 0]) > 0.999
+    other = RuleReasoner()._slide(ctx, "telescope", "a part slides out")  # type: ignore[arg-type]
+    assert float(other.axis @ [0, 0, -1]) > 0.999
