@@ -549,7 +549,7 @@ class RuleReasoner:
     """The default reasoner: explicit rules over the part label, its contact with the parent and the candidates.
 
     A part labelled door, drawer, lid, screen, knob, wheel or button moves by its label (a round button as wide
-    as a dial turns; a long bar labelled button is judged as a handle); handles, levers,
+    as a dial turns; a long bar labelled button is judged as a handle; a drawer slides level); handles, levers,
     spouts, seats, arms, shades, trays and unknown parts move only when they have a running clearance to their
     parent (glued parts touch), and then by their shape: a sleeve fit slides (or turns when the part is a solid of
     revolution), a collar swings round its post, a knuckle tilts. Structural labels are fixed.
