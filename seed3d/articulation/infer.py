@@ -453,6 +453,16 @@ def _fixed(ctx: PartContext, reason: str) -> Decision:
     return Decision("fixed", _Z, origin, reason=reason)
 
 
+def _level(d: FloatArray) -> bool:
+    """Whether direction ``d`` runs within 60° of horizontal."""
+    return abs(float(d @ _Z)) < 0.5
+
+
+def _among(d: FloatArray, ds: list[FloatArray]) -> bool:
+    """Whether unit direction ``d`` is one of ``ds``."""
+    return any(float(d @ e) > 0.999 for e in ds)
+
+
 def _outward(ctx: PartContext, axis: FloatArray) -> FloatArray:
     """``axis`` or its opposite: the side away from the parent (contact normal, then centres, then +X/+Z)."""
     a = unit(axis)
@@ -625,7 +635,7 @@ class RuleReasoner:
         if not free:
             return None
         clear = ctx.clear_directions()
-        if len(clear) == 1 and any(float(clear[0] @ d) > 0.999 for d in free):
+        if len(clear) == 1 and _among(clear[0], free):
             return clear[0]
         return None
 
@@ -687,13 +697,9 @@ class RuleReasoner:
             # the cavity a part slides in until the clearing after the decision opens it); a drawer (or a tray
             # that slides like one) only slides level: a cut that leaves it clear only up or down is misread
             level = prior == "drawer"
-
-            def allowed(ds: list[FloatArray]) -> list[FloatArray]:
-                return [d for d in ds if abs(float(d @ _Z)) < 0.5] if level else ds
-
-            hull_free = allowed([d for d, ok in ctx.free_directions() if ok])
-            clear = allowed(ctx.clear_directions())
-            free = [d for d in clear if any(float(d @ h) > 0.999 for h in hull_free)] or clear or hull_free
+            hull_free = [d for d, ok in ctx.free_directions() if ok and (_level(d) or not level)]
+            clear = [d for d in ctx.clear_directions() if _level(d) or not level]
+            free = [d for d in clear if _among(d, hull_free)] or clear or hull_free
             if free:
                 def rank(d: FloatArray) -> float:
                     away = float(unit(ctx.shape.box.centre - ctx.parent_shape.centroid) @ d)
@@ -703,11 +709,9 @@ class RuleReasoner:
             else:
                 box = ctx.shape.box
                 score = np.abs(box.axes @ unit(box.centre - ctx.parent_shape.centroid))
-                if level and np.any(np.abs(box.axes @ _Z) < 0.5):
-                    score = np.where(np.abs(box.axes @ _Z) < 0.5, score + 1e-6, 0.0)
-                direction = _outward(ctx, box.axes[int(np.argmax(score))])
-                reason += (" (no free direction found: the level side away from the parent)" if level else
-                           " (no free direction found: the side away from the parent)")
+                ks = [k for k in range(3) if _level(box.axes[k])] if level else []
+                direction = _outward(ctx, box.axes[max(ks or range(3), key=lambda k: score[k])])
+                reason += f" (no free direction found: the {'level ' if level else ''}side away from the parent)"
         d = unit(direction)
         box = ctx.shape.box
         ext = float(np.abs(box.axes @ d) @ box.extents)
@@ -853,7 +857,7 @@ class RuleReasoner:
             return self._slide(ctx, "telescope", "a part held in a sleeve slides out", sleeve)
         free = {tuple(np.round(d, 6)): ok for d, ok in ctx.free_directions()}
         both = [a for a in ctx.shape.box.axes if free.get(tuple(np.round(a, 6))) and free.get(tuple(np.round(-a, 6)))
-                and abs(float(a @ _Z)) < 0.5]
+                and _level(a)]
         if both:
             a = canonical_sign(max(both, key=lambda v: abs(float(v @ _X))))
             return Decision("prismatic", a, ctx.shape.box.centre, ctx.match(a, ctx.shape.box.centre), "slider",
