@@ -224,7 +224,8 @@ def _without_slivers(v: FloatArray, f: IntArray, min_area: float,
                      shorter: tuple[float, ...] = (1e-6, 1e-5)) -> tuple[FloatArray, IntArray]:
     """``(v, f)`` with fewer sliver faces (``_slivers``): short edges collapsed (float32 storage flattens edges of a
     few nanometres; under 1 µm, then under 10 µm) and needles flipped away (``_flip_needles``), each step kept
-    when the welded mesh stays closed and fewer slivers are left."""
+    when the welded mesh stays closed and fewer slivers are left; then the tips of flat folds, where a needle
+    cannot be flipped (``_collapse_needle_tips``)."""
     count = _slivers(v, f, min_area)
     for length in shorter:
         if not count:
@@ -240,7 +241,44 @@ def _without_slivers(v: FloatArray, f: IntArray, min_area: float,
         if left >= count or not _welds_closed(v, flipped):
             break
         f, count = flipped, left
+    if count:
+        tipped = _collapse_needle_tips(v, f, min_area)
+        if tipped is not None and _welds_closed(*tipped) and _slivers(*tipped, min_area) < count:
+            v, f = tipped
     return v, f
+
+
+def _signed_volume(v: FloatArray, f: IntArray) -> float:
+    """Volume enclosed by the closed mesh (positive when its faces wind outwards)."""
+    return float(np.einsum("ij,ij->i", v[f[:, 0]], np.cross(v[f[:, 1]], v[f[:, 2]])).sum() / 6.0)
+
+
+def _collapse_needle_tips(v: FloatArray, f: IntArray, min_area: float,
+                          max_volume: float = 1e-9) -> tuple[FloatArray, IntArray] | None:
+    """``(v, f)`` with needles that no flip removes (their middle corner already joined to the far corner: the
+    tip of a flat fold) collapsed: the needle's corner nearest its middle corner merged into it, each collapse
+    kept when the enclosed volume moves by at most ``max_volume`` m³ (a fold flat in its plane moves none).
+    None when no needle was collapsed."""
+    volume = _signed_volume(v, f)
+    changed, tried = False, set()
+    while True:
+        todo = [i for i in np.flatnonzero(_sliver_mask(v, f, min_area)) if tuple(sorted(f[i].tolist())) not in tried]
+        if not todo:
+            break
+        row = f[todo[0]]
+        tried.add(tuple(sorted(row.tolist())))
+        lengths = [float(np.linalg.norm(v[row[(k + 1) % 3]] - v[row[k]])) for k in range(3)]
+        k = int(np.argmax(lengths))
+        start, end, middle = int(row[k]), int(row[(k + 1) % 3]), int(row[(k + 2) % 3])
+        tip = start if np.linalg.norm(v[start] - v[middle]) < np.linalg.norm(v[end] - v[middle]) else end
+        trial = np.where(f == tip, middle, f)
+        trial = trial[(trial[:, 0] != trial[:, 1]) & (trial[:, 1] != trial[:, 2]) & (trial[:, 2] != trial[:, 0])]
+        if abs(_signed_volume(v, trial) - volume) <= max_volume and _welds_closed(v, trial):
+            f, changed = trial, True
+    if not changed:
+        return None
+    used, local = np.unique(f, return_inverse=True)
+    return v[used], local.reshape(-1, 3)
 
 
 def _extract(solid: Any, min_area: float) -> tuple[FloatArray, IntArray]:

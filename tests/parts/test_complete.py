@@ -380,3 +380,23 @@ def test_needle_faces_are_flipped_away() -> None:
     assert _slivers(v, out, 1e-12) == 0 and len(out) == len(faces)
     assert _welds_closed(Mesh(v, out))
     assert Mesh(v, out).to_trimesh().volume == pytest.approx(0.125)
+
+
+def test_needle_at_the_tip_of_a_flat_fold_is_collapsed() -> None:
+    """A completed microwave door kept one needle no flip could remove: its corners P, M, T on one line, T the tip
+    of a fold flat in the face's plane (faces P-T-M, T-P-F, M-T-F), the edge M-F already there. Its tip is merged
+    into M, which leaves the face M-P-F the fold replaced and the volume as it was."""
+    from seed3d.parts.complete import _slivers, _without_slivers
+
+    cube = box([0.0, 0.0, 0.0], [0.5, 0.5, 0.5])
+    f = cube.faces
+    m, p, far = (int(i) for i in f[0])
+    t = len(cube.vertices)
+    verts = np.concatenate([cube.vertices, (cube.vertices[m] + 0.25 * (cube.vertices[m] - cube.vertices[p]))[None]])
+    faces = np.concatenate([f[1:], [[p, t, m], [t, p, far], [m, t, far]]])
+    folded = Mesh(verts, faces)
+    assert _welds_closed(folded) and _slivers(verts, faces, 1e-12) == 1
+    v, out = _without_slivers(verts, faces, 1e-12)
+    assert _slivers(v, out, 1e-12) == 0 and len(out) == len(f)
+    assert _welds_closed(Mesh(v, out))
+    assert Mesh(v, out).to_trimesh().volume == pytest.approx(0.125)
