@@ -36,7 +36,7 @@ logger = logging.getLogger(__name__)
 #: Rotor inertia added to every movable joint (kg·m² or kg): steadies light parts, too small to matter.
 ARMATURE = 1e-3
 #: ``solimpfriction`` of every movable joint. MuJoCo's dry friction is a soft constraint: at its default impedance
-#: (0.9-0.95) a light arm that gravity pulls with a tenth of the friction torque still creeps (a desk lamp's arm
+#: (0.9-0.95) a light arm that gravity pulls with well under the friction torque still creeps (a desk lamp's arm
 #: without its counterweight: 0.39 rad in 1.5 s); at 0.999-0.9999 it holds (0.003 rad) and drives still reach.
 FRICTION_IMPEDANCE = "0.999 0.9999 0.001 0.5 2"
 #: MuJoCo's torsional and rolling friction coefficients (the sliding one comes from the material).

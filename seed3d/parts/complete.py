@@ -242,8 +242,8 @@ def _without_slivers(v: FloatArray, f: IntArray, min_area: float,
             break
         f, count = flipped, left
     if count:
-        tipped = _collapse_needle_tips(v, f, min_area)
-        if tipped is not None and _welds_closed(*tipped) and _slivers(*tipped, min_area) < count:
+        tipped = _collapse_needle_tips(v, f, min_area)  # each collapse it keeps leaves the welded mesh closed
+        if tipped is not None and _slivers(*tipped, min_area) < count:
             v, f = tipped
     return v, f
 
