@@ -33,6 +33,7 @@ import numpy as np
 
 from seed3d.asset import Mesh
 from seed3d.errors import DependencyError, InvalidInputError
+from seed3d.physics._geometry import signed_volume
 from seed3d.typed import FloatArray, IntArray
 
 logger = logging.getLogger(__name__)
@@ -248,18 +249,13 @@ def _without_slivers(v: FloatArray, f: IntArray, min_area: float,
     return v, f
 
 
-def _signed_volume(v: FloatArray, f: IntArray) -> float:
-    """Volume enclosed by the closed mesh (positive when its faces wind outwards)."""
-    return float(np.einsum("ij,ij->i", v[f[:, 0]], np.cross(v[f[:, 1]], v[f[:, 2]])).sum() / 6.0)
-
-
 def _collapse_needle_tips(v: FloatArray, f: IntArray, min_area: float,
                           max_volume: float = 1e-9) -> tuple[FloatArray, IntArray] | None:
     """``(v, f)`` with needles that no flip removes (their middle corner already joined to the far corner: the
     tip of a flat fold) collapsed: the needle's corner nearest its middle corner merged into it, each collapse
     kept when the enclosed volume moves by at most ``max_volume`` m³ (a fold flat in its plane moves none).
     None when no needle was collapsed."""
-    volume = _signed_volume(v, f)
+    volume = signed_volume(v, f)
     changed, tried = False, set()
     while True:
         todo = [i for i in np.flatnonzero(_sliver_mask(v, f, min_area)) if tuple(sorted(f[i].tolist())) not in tried]
@@ -273,7 +269,7 @@ def _collapse_needle_tips(v: FloatArray, f: IntArray, min_area: float,
         tip = start if np.linalg.norm(v[start] - v[middle]) < np.linalg.norm(v[end] - v[middle]) else end
         trial = np.where(f == tip, middle, f)
         trial = trial[(trial[:, 0] != trial[:, 1]) & (trial[:, 1] != trial[:, 2]) & (trial[:, 2] != trial[:, 0])]
-        if abs(_signed_volume(v, trial) - volume) <= max_volume and _welds_closed(v, trial):
+        if abs(signed_volume(v, trial) - volume) <= max_volume and _welds_closed(v, trial):
             f, changed = trial, True
     if not changed:
         return None

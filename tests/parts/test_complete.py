@@ -362,11 +362,21 @@ def test_segmented_parts_keep_every_face_when_stored_as_float32() -> None:
         assert float(np.mean(_stored_areas(m.vertices, m.faces) <= 1e-12)) <= 0.001
 
 
+def _assert_one_sliver_removed(verts: np.ndarray, faces: np.ndarray, faces_after: int) -> None:
+    """A closed 0.5 m cube with one sliver face comes out of ``_without_slivers`` with none, ``faces_after`` faces,
+    closed and with its volume."""
+    from seed3d.parts.complete import _slivers, _without_slivers
+
+    assert _welds_closed(Mesh(verts, faces)) and _slivers(verts, faces, 1e-12) == 1
+    v, out = _without_slivers(verts, faces, 1e-12)
+    assert _slivers(v, out, 1e-12) == 0 and len(out) == faces_after
+    assert _welds_closed(Mesh(v, out))
+    assert Mesh(v, out).to_trimesh().volume == pytest.approx(0.125)
+
+
 def test_needle_faces_are_flipped_away() -> None:
     """A T-junction left by a boolean is a needle: a face whose three corners lie on one line (zero area in any
     precision). It and the face across its long edge become two faces at the needle's middle corner."""
-    from seed3d.parts.complete import _slivers, _without_slivers
-
     cube = box([0.0, 0.0, 0.0], [0.5, 0.5, 0.5])
     f = cube.faces
     a, c, x = (int(i) for i in f[0])
@@ -374,29 +384,17 @@ def test_needle_faces_are_flipped_away() -> None:
     verts = np.concatenate([cube.vertices, ((cube.vertices[a] + cube.vertices[c]) / 2)[None]])
     # the first face split at the middle of its edge a-c, and the needle (b, a, c) closing the surface
     faces = np.concatenate([f[1:], [[a, b, x], [b, c, x], [b, a, c]]])
-    needled = Mesh(verts, faces)
-    assert _welds_closed(needled) and _slivers(verts, faces, 1e-12) == 1
-    v, out = _without_slivers(verts, faces, 1e-12)
-    assert _slivers(v, out, 1e-12) == 0 and len(out) == len(faces)
-    assert _welds_closed(Mesh(v, out))
-    assert Mesh(v, out).to_trimesh().volume == pytest.approx(0.125)
+    _assert_one_sliver_removed(verts, faces, len(faces))
 
 
 def test_needle_at_the_tip_of_a_flat_fold_is_collapsed() -> None:
     """A completed microwave door kept one needle no flip could remove: its corners P, M, T on one line, T the tip
     of a fold flat in the face's plane (faces P-T-M, T-P-F, M-T-F), the edge M-F already there. Its tip is merged
     into M, which leaves the face M-P-F the fold replaced and the volume as it was."""
-    from seed3d.parts.complete import _slivers, _without_slivers
-
     cube = box([0.0, 0.0, 0.0], [0.5, 0.5, 0.5])
     f = cube.faces
     m, p, far = (int(i) for i in f[0])
     t = len(cube.vertices)
     verts = np.concatenate([cube.vertices, (cube.vertices[m] + 0.25 * (cube.vertices[m] - cube.vertices[p]))[None]])
     faces = np.concatenate([f[1:], [[p, t, m], [t, p, far], [m, t, far]]])
-    folded = Mesh(verts, faces)
-    assert _welds_closed(folded) and _slivers(verts, faces, 1e-12) == 1
-    v, out = _without_slivers(verts, faces, 1e-12)
-    assert _slivers(v, out, 1e-12) == 0 and len(out) == len(f)
-    assert _welds_closed(Mesh(v, out))
-    assert Mesh(v, out).to_trimesh().volume == pytest.approx(0.125)
+    _assert_one_sliver_removed(verts, faces, len(f))
