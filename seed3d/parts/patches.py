@@ -46,7 +46,8 @@ class RefineConfig:
     spill: float = 0.05
     """A part's piece in another component smaller than this share of that component joins its main part."""
     min_piece: float = 0.0005
-    """Components smaller than this share of the whole area are never split off (crumbs of a noisy mesh)."""
+    """Components smaller than this share of the whole area are never split off (crumbs of a noisy mesh), unless
+    they come within ``mount_gap`` of another component (a button in its hole)."""
     protrusion_area: float = 0.1
     """A protrusion becomes a part when its area is below this share of its anchor's area."""
     outside: float = 0.5
@@ -144,9 +145,10 @@ def snap_to_patches(graph: FaceGraph, part: np.ndarray, patch: np.ndarray, compo
 
 
 def split_components(graph: FaceGraph, part: np.ndarray, component: np.ndarray, spill: float,
-                     min_piece: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+                     min_piece: float = 0.0, fitted_gap: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """One part per (part, component) piece, spills folded into their component's main part; components under
-    ``min_piece`` of the total area stay with their part's largest piece.
+    ``min_piece`` of the total area stay with their part's largest piece (crumbs), unless they come within
+    ``fitted_gap`` of another component (a button fitted in its hole is a part, however small).
 
     Returns the new part per face and, per new part, the old part it came from."""
     n_comp, n_part = int(component.max()) + 1, int(part.max()) + 1
@@ -158,6 +160,10 @@ def split_components(graph: FaceGraph, part: np.ndarray, component: np.ndarray, 
     piece_part = np.where(is_spill, main[:, None], np.arange(n_part)[None, :])  # (comp, part) -> part it joins
     part = piece_part[component, part]
     crumb = comp_area < min_piece * comp_area.sum()
+    if fitted_gap > 0:
+        for c in np.flatnonzero(crumb):
+            faces = np.flatnonzero(component == c)
+            crumb[c] = not _near_other_piece(graph, component, faces, fitted_gap).any()
     largest = _votes(component, part, graph.area, n_comp, n_part).argmax(0)
     key = part * n_comp + np.where(crumb[component], largest[part], component)
     uniq, new = np.unique(key, return_inverse=True)
@@ -319,7 +325,7 @@ def refine_parts(graph: FaceGraph, part: np.ndarray, cfg: RefineConfig | None = 
     component = graph.groups()
     patch = smooth_patches(graph, cfg.sharp_deg)
     snapped = snap_to_patches(graph, part, patch, component, cfg.snap_share)
-    split, origin = split_components(graph, snapped, component, cfg.spill, cfg.min_piece)
+    split, origin = split_components(graph, snapped, component, cfg.spill, cfg.min_piece, cfg.mount_gap)
     prot, origin2, made, below = split_protrusions(graph, split, component, cfg)
     origin = origin[origin2]
     if max_parts is not None:

@@ -175,6 +175,22 @@ def test_crumbs_and_rough_surfaces_make_no_parts() -> None:
                         ).face_part.max() == 16
 
 
+def test_a_small_button_fitted_in_its_hole_is_a_part() -> None:
+    import manifold3d
+
+    # a 1 m cube with a 16 mm square hole in its +X face and a 12 mm button standing in it with 2 mm clearance:
+    # the button is a separate piece of the shell under min_piece of its area, but not a crumb
+    body = _cube((1.0, 1.0, 1.0), (0.0, 0.0, 0.0)) - _cube((0.03, 0.016, 0.016), (0.5, 0.0, 0.0))
+    button = _cube((0.02, 0.012, 0.012), (0.497, 0.0, 0.0))
+    graph = _mesh(manifold3d.Manifold.batch_boolean([body, button], manifold3d.OpType.Add), 0.1)
+    assert graph.groups().max() == 1
+    on_button = np.all(np.abs(graph.centres - [0.497, 0.0, 0.0]) <= [0.0101, 0.0061, 0.0061], axis=1)
+    assert graph.area[on_button].sum() < RefineConfig().min_piece * graph.area.sum()
+    out = refine_parts(graph, np.zeros(graph.num_faces, np.int64)).face_part
+    assert len(np.unique(out[on_button])) == 1 and len(np.unique(out[~on_button])) == 1
+    assert out[on_button][0] != out[~on_button][0]
+
+
 def test_a_given_count_merges_the_smallest_parts() -> None:
     graph = _grooved_front(handle=True)
     out = refine_parts(graph, _sloppy_door(graph), max_parts=2)
