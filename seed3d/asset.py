@@ -46,6 +46,10 @@ PART_LABELS: tuple[str, ...] = (
     "panel", "tray", "other",
 )
 
+#: Labels that make a part the body everything else hangs from (articulation's root, completion's body), in order
+#: of preference.
+ROOT_LABELS: tuple[str, ...] = ("body", "top", "frame", "base", "seat")
+
 #: Where the exporters put each format, relative to the asset (or output) folder; ``{name}`` is the asset name.
 EXPORT_LAYOUT: dict[str, str] = {
     "glb": "{name}.glb",

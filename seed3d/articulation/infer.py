@@ -40,12 +40,10 @@ from seed3d.articulation.candidates import (
     sphere_fit,
 )
 from seed3d.articulation.limits import JOINT_PRESETS, LIMIT_PRIORS, CollisionScene
-from seed3d.asset import JOINT_TYPES, Asset
+from seed3d.asset import JOINT_TYPES, ROOT_LABELS, Asset
 from seed3d.errors import InvalidInputError
 from seed3d.typed import FloatArray
 
-#: Labels that make a part the root, in order of preference.
-ROOT_LABELS: tuple[str, ...] = ("body", "top", "frame", "base", "seat")
 #: Small fittings: they hang from a part and never carry others.
 LEAF_LABELS: frozenset[str] = frozenset({"handle", "knob", "button", "wheel", "bulb", "panel", "keyboard", "lever",
                                          "spout", "cushion", "tray"})

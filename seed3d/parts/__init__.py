@@ -58,7 +58,8 @@ def decompose(mesh: Mesh, segmenter: Segmenter, name: str = "asset", num_parts: 
               target_faces: int | None = None) -> Asset:
     """Segment ``mesh`` with a ``segment.Segmenter``, complete every part, and return them as an ``Asset`` whose
     joints are unknown (``joints_known=False``); ``num_parts`` fixes the number of parts (a cut part with no
-    area to complete joins the body, so there may be fewer; ``metadata["parts"]["merged_into_body"]`` lists them).
+    area to complete joins the body, and a thin sheet left inside a part's completed volume joins that part, so
+    there may be fewer; ``metadata["parts"]["merged"]`` lists them).
 
     The segmenter subdivides long faces so that cuts can run between them; when the completed parts hold more than
     ``target_faces`` faces in all, each part over its share (in proportion to its faces, at least
@@ -79,7 +80,7 @@ def decompose(mesh: Mesh, segmenter: Segmenter, name: str = "asset", num_parts: 
     parts = [Part(n, m, label=label) for n, (m, label) in zip(part_names([lab for _, lab in kept]), kept, strict=True)]
     meta = {"parts": {"labels": seg.labels, "scores": seg.scores, "faces": [int((seg.face_part == k).sum())
                                                                             for k in range(seg.num_parts)],
-                      "merged_into_body": [k for k, m in enumerate(meshes) if m is None],
+                      "merged": [k for k, m in enumerate(meshes) if m is None],
                       "seconds": {"segment": round(t1 - t0, 3), "complete": round(t2 - t1, 3)}}}
     report(1.0, f"{len(parts)} parts")
     log.info("%s: %d parts (%s) in %.1f s", name, len(parts), ", ".join(p.label for p in parts), t2 - t0)

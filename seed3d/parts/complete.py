@@ -13,7 +13,8 @@ thickness, the cavity behind them) is missing. ``complete_parts`` rebuilds it ge
    extruded back to most of the body's depth, hollowed to an open top;
 3. the body is carved: the completed moving parts, grown by a clearance, and the other parts are subtracted
    from it, and behind a door or lid that sits on solid body a cavity is cut; any other two parts that still
-   overlap are separated (the synthesized or larger one yields), so nothing interpenetrates at rest;
+   overlap are separated (the synthesized or larger one yields; a thin sheet inside a synthesized part joins
+   it), so nothing interpenetrates at rest;
 4. every solid becomes a mesh that stays closed when exporters and checks weld coincident vertices: fragments
    are dropped, pieces that only touch are moved a hair apart, and a subtraction that would leave faces lying
    on faces is redone with the subtracted solid grown by a fraction of a millimetre.
@@ -31,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from seed3d.asset import Mesh
+from seed3d.asset import ROOT_LABELS, Mesh
 from seed3d.errors import DependencyError, InvalidInputError
 from seed3d.physics._geometry import signed_volume
 from seed3d.typed import FloatArray, IntArray
@@ -85,6 +86,10 @@ class CompletionConfig:
     """Cut a cavity into the body behind doors and lids where the body is solid."""
     solid_fraction: float = 0.5
     """The body counts as solid behind a door when it fills this fraction of the would-be cavity."""
+    embedded_sheet: float = 0.002
+    """A part at most this thick that lies (nine tenths of it) inside the volume completion gave another part (a
+    screen's thickness) joins that part instead of being cut out of it: a slab left in a slot would stop the
+    part moving."""
 
 
 # --------------------------------------------------------------------------------------------- manifold glue
@@ -762,8 +767,14 @@ def _merge_into(body: _Patch, parts: list[_Patch]) -> None:
     body.closed = _close_patch(body.v, body.f)
 
 
-def _body_index(labels: list[str]) -> int:
-    return next((i for i, label in enumerate(labels) if label == "body"), 0)
+def _body_index(patches: list[_Patch]) -> int:
+    """The body: the part with the first of ``ROOT_LABELS`` present (largest if several), else the largest."""
+    area = [float(_face_geometry(p.v, p.f)[1].sum()) for p in patches]
+    for label in ROOT_LABELS:
+        named = [i for i, p in enumerate(patches) if p.label == label]
+        if named:
+            return max(named, key=lambda i: area[i])
+    return int(np.argmax(area))
 
 
 def _cavity(patch: _Patch, body: Any, body_v: FloatArray, body_cs: Any, cfg: CompletionConfig) -> Any | None:
@@ -787,13 +798,14 @@ def complete_parts(shell: Mesh, face_part: np.ndarray, labels: list[str],
     """One closed, outward-oriented manifold mesh per part of a segmented shell, hidden geometry filled in.
 
     A part that spans no area to build on (a sliver seen edge-on, a few collinear faces) cannot be completed:
-    its entry is None and its faces join the body's. A body whose patch spans no volume is shaped by the
-    convex hull of the whole shell."""
+    its entry is None and its faces join the body's. A sheet left inside the volume completion gave another part
+    (``CompletionConfig.embedded_sheet``) joins that part: its entry is None too. A body whose patch spans no
+    volume is shaped by the convex hull of the whole shell."""
     cfg = config or CompletionConfig()
     _m3d()  # fail early with an actionable message when manifold3d is missing
     fp = _check_input(shell, face_part, labels)
     patches = _patches(shell, fp, list(labels))
-    b = _body_index(list(labels))
+    b = _body_index(patches)
     body_patch = patches[b]
     body_v = body_patch.v
     for p in patches:
@@ -860,8 +872,8 @@ def complete_parts(shell: Mesh, face_part: np.ndarray, labels: list[str],
                 cuts.append(room)
     carved = _minus(body, _union(cuts)) if cuts else body
     body_patch.solid = _largest_pieces(carved) if not carved.is_empty() else body
-    _separate([patches[i] for i in keep], keep.index(b))
-    return [None if i in merged else _to_mesh(p.solid) for i, p in enumerate(patches)]
+    _separate([patches[i] for i in keep], keep.index(b), cfg.embedded_sheet)
+    return [None if i in merged or p.solid is None else _to_mesh(p.solid) for i, p in enumerate(patches)]
 
 
 def _whole(shell: Mesh) -> tuple[FloatArray, IntArray]:
@@ -881,10 +893,17 @@ def _largest_pieces(solid: Any, keep: float = 1e-3) -> Any:
     return kept[0] if len(kept) == 1 else _union(kept)
 
 
-def _separate(patches: list[_Patch], body: int) -> None:
+def _thickness(solid: Any) -> float:
+    """The smallest side of a solid's axis-aligned bounding box."""
+    return float(np.ptp(np.asarray(solid.bounding_box()).reshape(2, 3), axis=0).min())
+
+
+def _separate(patches: list[_Patch], body: int, sheet: float = 0.0) -> None:
     """Remove the overlap of every other pair of parts from the one that yields (synthesized, then larger).
 
-    A part that would lose most of itself keeps its volume and the other one yields (a pane set into a door)."""
+    A part that would lose most of itself keeps its volume and the other one yields (a pane set into a door). A
+    part at most ``sheet`` thick lying (nine tenths of it) inside a synthesized part joins it instead: its solid
+    becomes None and the other part's grows by it."""
     idx = [i for i in range(len(patches)) if i != body]
     if len(idx) < 2:
         return
@@ -893,8 +912,16 @@ def _separate(patches: list[_Patch], body: int) -> None:
     for a, c in zip(*np.nonzero(np.triu(overlap, 1)), strict=True):
         i, j = idx[a], idx[c]
         pi, pj = patches[i], patches[j]
+        if pi.solid is None or pj.solid is None:  # joined another part already
+            continue
         inter = pi.solid ^ pj.solid
         if inter.is_empty() or inter.volume() <= _TINY_VOLUME:
+            continue
+        embedded = [(x, y) for x, y in ((pi, pj), (pj, pi)) if y.synthesized and _thickness(x.solid) <= sheet
+                    and inter.volume() >= 0.9 * x.solid.volume()]
+        if embedded:
+            part, host = embedded[0]
+            host.solid, part.solid = _union([host.solid, part.solid]), None
             continue
         ki = (not pi.synthesized, -pi.solid.volume())
         kj = (not pj.synthesized, -pj.solid.volume())

@@ -185,6 +185,40 @@ def test_pane_set_into_a_door_gets_its_own_pocket() -> None:
     assert meshes[1].to_trimesh().volume < 0.48 * 0.42 * 0.02 - 0.5 * 0.2 * 0.2 * 0.008
 
 
+def test_a_thin_sheet_inside_a_synthesized_door_joins_it() -> None:
+    """A 1 mm sheet cut from the shell ends up (all but its edge) inside the thickness completion gives a
+    single-sided door: cutting it out would leave it in a slot that stops the door, so it joins the door (its
+    entry is None)."""
+    shell, face_part, labels = _body_and_sheet("door")
+    sheet = box([0.195, -0.1, 0.2], [0.196, 0.24, 0.3])
+    shell = Mesh.concatenate([shell, sheet])
+    face_part = np.r_[face_part, np.full(len(sheet.faces), 2)]
+    body, door, gone = complete_parts(shell, face_part, [*labels, "other"])
+    assert gone is None
+    _assert_closed([body, door])
+    _assert_apart([body, door])
+    assert door.to_trimesh().contains([[0.1955, 0.0, 0.25], [0.19, 0.0, 0.25]]).all()
+    kept = complete_parts(shell, face_part, [*labels, "other"], CompletionConfig(embedded_sheet=0.0))
+    assert kept[2] is not None  # without the rule it is cut out of the door, which keeps a slot
+    assert kept[1].to_trimesh().volume < door.to_trimesh().volume - 0.001 * 0.3 * 0.1
+
+
+def test_without_a_body_label_the_base_is_the_body() -> None:
+    """A closed laptop cut into a screen sheet and a base: the base (a root label) is the body, not the first
+    part, so the screen gets a slab's thickness on top of it."""
+    base = box([-0.15, -0.1, 0.0], [0.15, 0.1, 0.02])
+    v = np.array([[-0.14, -0.09, 0.023], [0.14, -0.09, 0.023], [0.14, 0.09, 0.023], [-0.14, 0.09, 0.023]])
+    screen = Mesh(v, np.array([[0, 1, 2], [0, 2, 3]]))
+    shell = Mesh.concatenate([screen, base])
+    face_part = np.r_[np.zeros(2, int), np.ones(len(base.faces), int)]
+    lid, body = complete_parts(shell, face_part, ["screen", "base"])
+    _assert_closed([lid, body])
+    _assert_apart([lid, body])
+    lo, hi = CompletionConfig().panel_thickness_range
+    assert lo - 1e-6 <= float(np.ptp(lid.bounds[:, 2])) <= hi + 1e-6
+    assert float(np.ptp(lid.bounds[:, 0])) == pytest.approx(0.28, abs=1e-6)
+
+
 def test_part_with_no_area_joins_the_body() -> None:
     """A cut 'door' of zero-area faces (collinear points along the body's edge) cannot be completed: None, and
     the body stays whole."""
