@@ -61,6 +61,12 @@ FIXED_LABELS: frozenset[str] = frozenset({"body", "leg", "top", "frame", "base",
 DIAL_WIDTH = 0.04
 BAR_LENGTH = 0.06
 BAR_RATIO = 2.5
+#: A part labelled knob whose face is this many times longer than wide is a push button (synth buttons are 35 by
+#: 18 mm; dials are round).
+OBLONG_RATIO = 1.5
+#: A part labelled door thicker than this fraction of its middle extent is not a panel (synth doors are at most
+#: 0.12): the segmenter misread a box (a drawer) or a drum.
+PANEL_RATIO = 0.35
 
 _Z = np.array([0.0, 0.0, 1.0])
 _X = np.array([1.0, 0.0, 0.0])
@@ -536,6 +542,19 @@ def _is_bar(ctx: PartContext) -> bool:
     return bool(e[2] >= BAR_LENGTH and e[2] >= BAR_RATIO * e[1])
 
 
+def _is_oblong(ctx: PartContext) -> bool:
+    """Not a solid of revolution, and its face (the box's two longer sides) at least ``OBLONG_RATIO`` times longer
+    than wide."""
+    e = np.sort(ctx.shape.box.extents)
+    return bool(not ctx.shape.symmetric and e[2] >= OBLONG_RATIO * e[1])
+
+
+def _is_panel(ctx: PartContext) -> bool:
+    """Thin as a door or a screen: the box's thinnest extent at most ``PANEL_RATIO`` of its middle one."""
+    e = np.sort(ctx.shape.box.extents)
+    return bool(e[0] <= PANEL_RATIO * e[1])
+
+
 def _ball_centre(ctx: PartContext, contact: Contact) -> FloatArray | None:
     """Centre of a ball (or a hub) the part touches its parent with, fitted on growing neighbourhoods of the
     contact patch; None when the part is flat there."""
@@ -556,11 +575,14 @@ def _ball_centre(ctx: PartContext, contact: Contact) -> FloatArray | None:
 class RuleReasoner:
     """The default reasoner: explicit rules over the part label, its contact with the parent and the candidates.
 
-    A part labelled door, drawer, lid, screen, knob, wheel or button moves by its label (a round button as wide
-    as a dial turns; a long bar labelled button is judged as a handle; a drawer slides level); handles, levers,
-    spouts, seats, arms, shades, trays and unknown parts move only when they have a running clearance to their
-    parent (glued parts touch), and then by their shape: a sleeve fit slides (or turns when the part is a solid of
-    revolution), a collar swings round its post, a knuckle tilts. Structural labels are fixed.
+    A part labelled door, drawer, lid, screen, knob, wheel or button moves by its label (a button is pressed in
+    along its depth; a round button as wide as a dial turns and an oblong knob is pressed like a button; a long
+    bar labelled button is judged as a handle; a drawer slides level; a door too thick to be a panel is a drum when
+    it is round, else a drawer); handles, levers, spouts, seats, arms, shades, trays and
+    unknown parts move only when they have a running clearance to their parent (glued parts touch; a round tray
+    apart from it stands on a spindle the cut left out, and turns), and then by their shape: a sleeve fit slides
+    (or turns when the part is a solid of revolution), a collar swings round its post, a knuckle tilts.
+    Structural labels are fixed.
     """
 
     name = "rules"
@@ -571,6 +593,12 @@ class RuleReasoner:
         if label in FIXED_LABELS:
             return _fixed(ctx, f"a {label} is structural")
         if label == "door":
+            if not _is_panel(ctx):
+                if ctx.shape.symmetric:
+                    return self._spin(ctx, "spin", "a thick solid of revolution labelled door is a drum: it spins "
+                                                   "about its symmetry axis")
+                return self._slide(ctx, "drawer", "a thick box labelled door is a drawer: it slides out of its "
+                                                  "parent")
             return self._hinge(ctx, "door")
         if label == "drawer":
             return self._slide(ctx, "drawer", "a drawer slides out of its parent")
@@ -587,6 +615,8 @@ class RuleReasoner:
         if label == "knob":
             if ctx.parent_label in MOVING_PANELS and kind == FLUSH:
                 return _fixed(ctx, f"a knob fixed on a {ctx.parent_label} is its handle")
+            if _is_oblong(ctx):
+                return self._press(ctx)  # a knob's face is round: an oblong one is a push button
             return self._spin(ctx, "spin", "a knob turns about its symmetry axis")
         if label == "wheel":
             return self._spin(ctx, "wheel", "a wheel spins about its axle (symmetry axis)")
@@ -597,6 +627,9 @@ class RuleReasoner:
             if not _is_bar(ctx):
                 return self._press(ctx)
             label = "handle"  # a long bar labelled button: judged as a handle
+        if label == "tray" and kind == APART and ctx.shape.symmetric:
+            return self._spin(ctx, "spin", f"a round tray apart from {ctx.parent} (not glued) is a turntable on a "
+                                           "spindle: it turns")
         if kind != CLEARANCE:
             return _fixed(ctx, f"no running clearance to {ctx.parent} ({kind}): glued or carried")
         if label == "handle":
@@ -706,10 +739,15 @@ class RuleReasoner:
                 direction = max(free, key=rank)
             else:
                 box = ctx.shape.box
-                score = np.abs(box.axes @ unit(box.centre - ctx.parent_shape.centroid))
                 ks = [k for k in range(3) if _level(box.axes[k])] if level else []
-                direction = _outward(ctx, box.axes[max(ks or range(3), key=lambda k: score[k])])
-                reason += f" (no free direction found: the {'level ' if level else ''}side away from the parent)"
+                if ks:  # a drawer opens to the object's front (+X in the asset frame)
+                    a = box.axes[max(ks, key=lambda k: abs(float(box.axes[k] @ _X)))]
+                    direction = a if float(a @ _X) >= 0 else -a
+                    reason += " (no free direction found: the level side facing the front, +X)"
+                else:
+                    score = np.abs(box.axes @ unit(box.centre - ctx.parent_shape.centroid))
+                    direction = _outward(ctx, box.axes[int(np.argmax(score))])
+                    reason += " (no free direction found: the side away from the parent)"
         d = unit(direction)
         box = ctx.shape.box
         ext = float(np.abs(box.axes @ d) @ box.extents)
@@ -717,14 +755,14 @@ class RuleReasoner:
         return Decision("prismatic", d, origin, ctx.match(d, box.centre), prior, "slide", reason)
 
     def _press(self, ctx: PartContext) -> Decision:
-        free = [d for d, ok in ctx.free_directions() if ok]
-        if len(free) == 1:
-            out, why = free[0], "its only free direction"
-        else:
-            k = int(np.argmax(np.abs(ctx.shape.box.axes @ (ctx.contact.normal if ctx.contact is not None
-                                                               and ctx.contact.normal_strength > 0.3 else _X))))
-            out, why = _outward(ctx, ctx.shape.box.axes[k]), "the side away from its parent"
+        # a button travels along its depth: its symmetry axis, else its box's thinnest side
         box = ctx.shape.box
+        depth = ctx.shape.symmetry_axis if ctx.shape.symmetric else box.axes[int(box.order()[0])]
+        free = [d for d, ok in ctx.free_directions() if ok and abs(float(d @ depth)) > 0.9]
+        if len(free) == 1:
+            out, why = free[0], "its only free way along its depth"
+        else:
+            out, why = _outward(ctx, depth), "the side away from its parent"
         ext = float(np.abs(box.axes @ out) @ box.extents)
         origin = box.centre + out * ext / 2
         return Decision("prismatic", -out, origin, ctx.match(out, box.centre), "button", "button",
@@ -742,7 +780,7 @@ class RuleReasoner:
             long = ctx.shape.long_axis(1.0)
             axis, origin, idx = (long if long is not None else _Z), ctx.shape.box.centre, None
             reason += " (no symmetry axis or contact: the box's long axis)"
-        if ctx.label == "other" and preset == "spin":
+        if ctx.label in ("other", "door") and preset == "spin":  # a heavy one is a drum
             mass = ctx.analysis.part(ctx.name).inertial
             if mass is not None and mass.mass > 2.0:
                 preset = "drum"

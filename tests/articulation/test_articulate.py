@@ -281,3 +281,51 @@ def test_a_drawer_overlapping_its_parents_hulls_at_rest_is_fixed() -> None:
     assert _joint(stuck, "drawer").type == "fixed"
     assert "mm at rest: fixed instead" in stuck.metadata["articulation"]["parts"]["drawer"]["note"]
     assert _joint(articulate(Asset("filled", parts, joints_known=False), config=FAST), "drawer").type == "prismatic"
+
+
+def test_a_thick_part_labelled_door_is_a_drum_or_a_drawer() -> None:
+    """The segmenter labels a washing machine's drum and a nightstand's drawer as doors. A door is a panel; a
+    thick solid of revolution labelled door spins about its axis, and a thick box labelled door slides out."""
+    body = difference(box([-0.3, -0.3, 0.0], [0.3, 0.3, 1.0]),
+                      box([-0.25, -0.21, 0.065], [0.31, 0.21, 0.485]), box([-0.17, -0.27, 0.6], [0.31, 0.27, 0.95]))
+    walls = [box([-0.3, -0.3, 0.0], [0.3, 0.3, 0.065]), box([-0.3, -0.3, 0.485], [0.3, 0.3, 0.6]),
+             box([-0.3, -0.3, 0.95], [0.3, 0.3, 1.0]), box([-0.3, -0.3, 0.065], [-0.25, 0.3, 0.485]),
+             box([-0.25, -0.3, 0.065], [0.3, -0.21, 0.485]), box([-0.25, 0.21, 0.065], [0.3, 0.3, 0.485]),
+             box([-0.3, -0.3, 0.6], [-0.17, 0.3, 0.95]), box([-0.17, -0.3, 0.6], [0.3, -0.27, 0.95]),
+             box([-0.17, 0.27, 0.6], [0.3, 0.3, 0.95])]
+    drum = cylinder(0.2, 0.45, 48, (1, 0, 0), (-0.22, 0.0, 0.275))
+    drawer = difference(box([-0.165, -0.265, 0.605], [0.3, 0.265, 0.945]),
+                        box([-0.15, -0.25, 0.62], [0.285, 0.25, 0.96]))
+    parts = [Part("body", body, label="body", collision=walls), Part("drum", drum, label="door"),
+             Part("drawer", drawer, label="door")]
+    asset = articulate(Asset("washer", parts, joints_known=False), config=FAST)
+    spin, slide = _joint(asset, "drum"), _joint(asset, "drawer")
+    assert spin.type == "continuous" and abs(spin.unit_axis @ np.array([1.0, 0.0, 0.0])) > 0.99
+    assert slide.type == "prismatic" and slide.unit_axis @ np.array([1.0, 0.0, 0.0]) > 0.99 and slide.upper > 0.2
+
+
+def test_a_round_tray_apart_from_its_body_turns() -> None:
+    """A microwave's turntable stands on a spindle the cut leaves out, so it floats apart from the body: a round
+    tray that is not glued turns about its axis (a flat tray glued to the floor stays fixed)."""
+    walls = [box([-0.25, -0.25, 0.0], [0.25, 0.25, 0.03]), box([-0.25, -0.25, 0.32], [0.25, 0.25, 0.35]),
+             box([-0.25, -0.25, 0.03], [-0.22, 0.25, 0.32]), box([-0.22, -0.25, 0.03], [0.25, -0.22, 0.32]),
+             box([-0.22, 0.22, 0.03], [0.25, 0.25, 0.32])]
+    body = union(*walls)
+    tray = cylinder(0.15, 0.01, 48, (0, 0, 1), (0.0, 0.0, 0.06))
+    glued = cylinder(0.15, 0.01, 48, (0, 0, 1), (0.0, 0.0, 0.03))
+    for disc, kind in ((tray, "continuous"), (glued, "fixed")):
+        parts = [Part("body", body, label="body", collision=walls), Part("tray", disc, label="tray")]
+        joint = _joint(articulate(Asset("microwave", parts, joints_known=False), config=FAST), "tray")
+        assert joint.type == kind
+        if kind == "continuous":
+            assert abs(joint.unit_axis @ np.array([0.0, 0.0, 1.0])) > 0.99
+
+
+def test_an_oblong_knob_is_pressed_in_along_its_depth() -> None:
+    """The segmenter labels a washing machine's 35 by 18 mm push button a knob: a knob's face is round, so an
+    oblong one is pressed in like a button, along its depth (its thinnest side), not turned."""
+    body = difference(box([-0.3, -0.3, 0.0], [0.3, 0.3, 0.8]), box([0.29, 0.0, 0.7], [0.31, 0.039, 0.722]))
+    button = box([0.295, 0.002, 0.702], [0.307, 0.037, 0.72])
+    parts = [Part("body", body, label="body"), Part("button", button, label="knob")]
+    joint = _joint(articulate(Asset("washer", parts, joints_known=False), config=FAST), "button")
+    assert joint.type == "prismatic" and joint.unit_axis @ np.array([-1.0, 0.0, 0.0]) > 0.99

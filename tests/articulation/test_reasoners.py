@@ -166,13 +166,17 @@ class _SlideContext(_SleeveContext):
 
 def test_a_drawer_slides_level_even_when_its_cut_is_clear_only_downwards() -> None:
     """A drawer cut off a merged shell whose hulls block every way and whose true surfaces leave only the way down
-    (the bottom panel cut with it) slides out level, on the side away from its parent, not into the floor; an
-    unlabelled slider keeps the one clear way."""
+    (the bottom panel cut with it) slides out level towards the object's front (+X), not into the floor, even when
+    it sits off to one side of its parent (a washing machine's detergent drawer); an unlabelled slider keeps the
+    one clear way."""
     blocked = [(d, False) for d in _AXES]
     ctx = _SlideContext(blocked, [[0, 0, -1]], centre=[0.2, 0.0, 0.3])
     drawer = RuleReasoner()._slide(ctx, "drawer", "a drawer slides out")  # type: ignore[arg-type]
     assert drawer.type == "prismatic" and float(drawer.axis @ [1, 0, 0]) > 0.999
-    assert "level side away" in drawer.reason
+    assert "level side facing the front" in drawer.reason
+    aside = _SlideContext(blocked, [[0, 0, -1]], centre=[0.02, -0.2, 0.3])
+    drawer = RuleReasoner()._slide(aside, "drawer", "a drawer slides out")  # type: ignore[arg-type]
+    assert float(drawer.axis @ [1, 0, 0]) > 0.999
     level_clear = _SlideContext(blocked, [[0, 0, -1], [0, -1, 0]], centre=[0.2, 0.0, 0.3])
     drawer = RuleReasoner()._slide(level_clear, "drawer", "a drawer slides out")  # type: ignore[arg-type]
     assert float(drawer.axis @ [0, -1, 0]) > 0.999
