@@ -67,6 +67,9 @@ OBLONG_RATIO = 1.5
 #: A part labelled door thicker than this fraction of its middle extent is not a panel (synth doors are at most
 #: 0.12): the segmenter misread a box (a drawer) or a drum.
 PANEL_RATIO = 0.35
+#: A button's box side this much thinner than its middle one is its depth (predicted buttons are often flat plates);
+#: a button about as deep as it is wide (synth buttons are 12.5 mm deep, up to 35 by 18 mm across) has no telling one.
+DEPTH_RATIO = 0.8
 
 _Z = np.array([0.0, 0.0, 1.0])
 _X = np.array([1.0, 0.0, 0.0])
@@ -755,13 +758,20 @@ class RuleReasoner:
         return Decision("prismatic", d, origin, ctx.match(d, box.centre), prior, "slide", reason)
 
     def _press(self, ctx: PartContext) -> Decision:
-        # a button travels along its depth: its symmetry axis, else its box's thinnest side
+        # a button travels along its depth: its symmetry axis, else its box's side clearly thinner than the others;
+        # a button about as deep as it is wide has no such side and goes the one way it is free to
         box = ctx.shape.box
-        depth = ctx.shape.symmetry_axis if ctx.shape.symmetric else box.axes[int(box.order()[0])]
-        free = [d for d, ok in ctx.free_directions() if ok and abs(float(d @ depth)) > 0.9]
+        e = np.sort(box.extents)
+        depth = (ctx.shape.symmetry_axis if ctx.shape.symmetric
+                 else box.axes[int(box.order()[0])] if e[0] < DEPTH_RATIO * e[1] else None)
+        free = [d for d, ok in ctx.free_directions() if ok and (depth is None or abs(float(d @ depth)) > 0.9)]
         if len(free) == 1:
-            out, why = free[0], "its only free way along its depth"
+            out, why = free[0], "its only free way" + ("" if depth is None else " along its depth")
         else:
+            if depth is None:
+                c = ctx.contact
+                toward = c.normal if c is not None and c.normal_strength > 0.3 else _X
+                depth = box.axes[int(np.argmax(np.abs(box.axes @ toward)))]
             out, why = _outward(ctx, depth), "the side away from its parent"
         ext = float(np.abs(box.axes @ out) @ box.extents)
         origin = box.centre + out * ext / 2
