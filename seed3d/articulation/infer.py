@@ -49,6 +49,10 @@ LEAF_LABELS: frozenset[str] = frozenset({"handle", "knob", "button", "wheel", "b
                                          "spout", "cushion", "tray"})
 #: Panels that move; they are not mounted on each other.
 MOVING_PANELS: frozenset[str] = frozenset({"door", "drawer", "lid", "screen"})
+#: What a moving panel's contact with another counts for, and the contact of the handle glued to it: a panel hangs
+#: from another only when it touches nothing else (the door posts a segmenter labels door stand in the frame, not on
+#: the door that spans them; a drawer whose handle grazes the oven door above it runs in the body).
+PANEL_ON_PANEL = 0.001
 #: Fittings that sit on a moving panel (a handle on a door) with full weight.
 FITTINGS: frozenset[str] = frozenset({"handle", "knob", "button", "panel", "bulb", "keyboard", "lever", "cushion"})
 #: Labels that are always fixed to their parent.
@@ -67,6 +71,8 @@ OBLONG_RATIO = 1.5
 #: A part labelled door thicker than this fraction of its middle extent is not a panel (synth doors are at most
 #: 0.12): the segmenter misread a box (a drawer) or a drum.
 PANEL_RATIO = 0.35
+#: Such a thick part this many times longer than its middle extent is a post, not a drawer.
+POST_RATIO = 4.0
 #: A button's box side this much thinner than its middle one is its depth (predicted buttons are often flat plates);
 #: a button about as deep as it is wide (synth buttons are 12.5 mm deep, up to 35 by 18 mm across) has no telling one.
 DEPTH_RATIO = 0.8
@@ -103,7 +109,7 @@ def _edge_weight(analysis: Analysis, child: str, parent: str) -> float:
     cl, pl = analysis.part(child).label, analysis.part(parent).label
     w = c.score
     if pl in MOVING_PANELS and cl not in FITTINGS:
-        w *= 0.05 if cl in MOVING_PANELS else 0.2
+        w *= PANEL_ON_PANEL if cl in MOVING_PANELS else 0.2
     return w
 
 
@@ -191,10 +197,13 @@ def build_tree(asset: Asset, analysis: Analysis, root: str) -> dict[str, str]:
     def link(g: int, h: int) -> tuple[float, str, str]:
         """Best (weight, child member, host member) joining group g to group h."""
         best = (0.0, "", "")
+        panel = any(labels[a] in MOVING_PANELS for a in groups[g])
         for a in groups[g]:
             for b in groups[h]:
                 if host_ok(b):
                     w = _edge_weight(analysis, a, b)
+                    if panel and labels[a] in FITTINGS and labels[b] in MOVING_PANELS:
+                        w *= PANEL_ON_PANEL  # the panel's handle touching another panel
                     if w > best[0]:
                         best = (w, a, b)
         return best
@@ -597,6 +606,10 @@ class RuleReasoner:
             return _fixed(ctx, f"a {label} is structural")
         if label == "door":
             if not _is_panel(ctx):
+                e = np.sort(ctx.shape.box.extents)
+                if e[2] >= POST_RATIO * e[1]:
+                    return _fixed(ctx, f"a thick bar labelled door ({e[2] / e[1]:.0f} times longer than wide) is a "
+                                       "post of its frame")
                 if ctx.shape.symmetric:
                     return self._spin(ctx, "spin", "a thick solid of revolution labelled door is a drum: it spins "
                                                    "about its symmetry axis")

@@ -329,3 +329,42 @@ def test_an_oblong_knob_is_pressed_in_along_its_depth() -> None:
     parts = [Part("body", body, label="body"), Part("button", button, label="knob")]
     joint = _joint(articulate(Asset("washer", parts, joints_known=False), config=FAST), "button")
     assert joint.type == "prismatic" and joint.unit_axis @ np.array([-1.0, 0.0, 0.0]) > 0.99
+
+
+def test_door_posts_labelled_door_stand_in_the_frame() -> None:
+    """The segmenter labels a door frame's posts door. Each post touches the door along its whole height and the
+    lintel only at a corner, so it used to hang from the door (a panel on a panel) and block its swing. A panel
+    hangs from another only when it touches nothing else, and a thick bar labelled door is a post: fixed."""
+    lintel = box([-0.09, -0.3, 2.0], [0.03, 0.3, 2.07])
+    posts = [box([-0.09, -0.47, 0.0], [0.03, -0.28, 1.998]), box([-0.09, 0.28, 0.0], [0.03, 0.47, 1.998])]
+    door = box([-0.02, -0.277, 0.008], [0.03, 0.277, 1.997])
+    handle = box([0.03, 0.17, 0.99], [0.08, 0.25, 1.01])
+    parts = [Part("lintel", lintel, label="frame"), Part("post_a", posts[0], label="door"),
+             Part("post_b", posts[1], label="door"), Part("door", door, label="door"),
+             Part("handle", handle, label="handle")]
+    asset = articulate(Asset("doorway", parts, joints_known=False), config=FAST)
+    for post in ("post_a", "post_b"):
+        assert _joint(asset, post).type == "fixed" and _joint(asset, post).parent == "lintel"
+    hinge = _joint(asset, "door")
+    assert hinge.type == "revolute" and hinge.parent == "lintel" and abs(hinge.unit_axis[2]) > 0.99
+    assert hinge.upper > math.radians(60)
+
+
+def test_a_drawer_whose_handle_grazes_the_door_above_runs_in_the_body() -> None:
+    """An oven's drawer front meets the body only round its opening, while its long handle runs 3 mm under the
+    door above; the handle's contact carried the drawer onto the door, whose swing it then blocked. A handle glued
+    to a panel counts for little against another panel: the drawer runs in the body and the door swings."""
+    body = difference(box([-0.3, -0.3, 0.0], [0.3, 0.3, 0.9]), box([-0.25, -0.27, 0.05], [0.31, 0.27, 0.3]))
+    drawer = union(box([0.303, -0.275, 0.047], [0.323, 0.275, 0.28]),
+                   difference(box([-0.2, -0.24, 0.08], [0.303, 0.24, 0.27]), box([-0.19, -0.23, 0.09],
+                                                                                  [0.29, 0.23, 0.28])))
+    pull = box([0.303, -0.26, 0.28], [0.343, 0.26, 0.307])
+    door = box([0.303, -0.28, 0.31], [0.343, 0.28, 0.88])
+    knob = box([0.343, 0.2, 0.55], [0.363, 0.22, 0.75])
+    parts = [Part("body", body, label="body"), Part("drawer", drawer, label="drawer"),
+             Part("pull", pull, label="handle"), Part("door", door, label="door"),
+             Part("door_handle", knob, label="handle")]
+    asset = articulate(Asset("oven", parts, joints_known=False), config=FAST)
+    slide, hinge = _joint(asset, "drawer"), _joint(asset, "door")
+    assert slide.parent == "body" and slide.type == "prismatic" and slide.unit_axis @ np.array([1.0, 0, 0]) > 0.99
+    assert hinge.parent == "body" and hinge.type == "revolute"
