@@ -3,8 +3,8 @@
 ``choose_root`` and ``build_tree`` group parts into a tree: the root is the part labelled body (then top, frame,
 base, seat) or else the largest; every other part hangs from the part it is joined to most strongly (contact
 patch area over gap, ``Contact.score``), grown from the root like a maximum spanning tree, where small fittings
-(handles, knobs, buttons, bulbs...) never carry other parts and panels that move (doors, drawers, lids) do not
-carry each other.
+(handles, knobs, buttons, bulbs...) never carry other parts and panels that move (doors, drawers, lids) carry
+each other only when one touches nothing else (``PANEL_ON_PANEL``), the handle glued to one included.
 
 A ``Reasoner`` turns a ``PartContext`` (the part, its parent, their contact, the candidate axes, the children,
 free-translation probes) into a ``Decision``: joint type, signed axis (a positive value opens), pivot, which
@@ -71,7 +71,8 @@ OBLONG_RATIO = 1.5
 #: A part labelled door thicker than this fraction of its middle extent is not a panel (synth doors are at most
 #: 0.12): the segmenter misread a box (a drawer) or a drum.
 PANEL_RATIO = 0.35
-#: Such a thick part this many times longer than its middle extent is a post, not a drawer.
+#: A part labelled door too thick to be a panel and this many times longer than its middle extent is a post of its
+#: frame (fixed), not a drawer.
 POST_RATIO = 4.0
 #: A button's box side this much thinner than its middle one is its depth (predicted buttons are often flat plates);
 #: a button about as deep as it is wide (synth buttons are 12.5 mm deep, up to 35 by 18 mm across) has no telling one.
@@ -590,11 +591,11 @@ class RuleReasoner:
     A part labelled door, drawer, lid, screen, knob, wheel or button moves by its label (a button is pressed in
     along its depth; a round button as wide as a dial turns and an oblong knob is pressed like a button; a long
     bar labelled button is judged as a handle; a drawer slides level; a door too thick to be a panel is a drum when
-    it is round, else a drawer); handles, levers, spouts, seats, arms, shades, trays and
-    unknown parts move only when they have a running clearance to their parent (glued parts touch; a round tray
-    apart from it stands on a spindle the cut left out, and turns), and then by their shape: a sleeve fit slides
-    (or turns when the part is a solid of revolution), a collar swings round its post, a knuckle tilts.
-    Structural labels are fixed.
+    it is round, a post of its frame (fixed) when it is a long bar, else a drawer); handles, levers, spouts, seats,
+    arms, shades, trays and unknown parts move only when they have a running clearance to their parent (glued parts
+    touch; a round tray apart from it stands on a spindle the cut left out, and turns), and then by their shape: a
+    sleeve fit slides (or turns when the part is a solid of revolution), a collar swings round its post, a knuckle
+    tilts. Structural labels are fixed.
     """
 
     name = "rules"
