@@ -47,7 +47,7 @@ from seed3d.typed import FloatArray
 #: Small fittings: they hang from a part and never carry others.
 LEAF_LABELS: frozenset[str] = frozenset({"handle", "knob", "button", "wheel", "bulb", "panel", "keyboard", "lever",
                                          "spout", "cushion", "tray"})
-#: Panels that move; they are not mounted on each other.
+#: Panels that move; one is mounted on another only when it touches nothing else (``PANEL_ON_PANEL``).
 MOVING_PANELS: frozenset[str] = frozenset({"door", "drawer", "lid", "screen"})
 #: What a moving panel's contact with another counts for, and the contact of the handle glued to it: a panel hangs
 #: from another only when it touches nothing else (the door posts a segmenter labels door stand in the frame, not on
