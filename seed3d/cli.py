@@ -123,7 +123,7 @@ def cmd_data_build(args: argparse.Namespace) -> int:
     if args.categories:
         categories = tuple(dict.fromkeys(c.strip() for c in args.categories.split(",") if c.strip()))
     config = DatasetConfig(**{k: v for k, v in sizes.items() if v is not None}, categories=categories,
-                           backend=args.backend)
+                           backend=args.backend, renders=not args.no_renders, queries=args.queries)
     update, close = _progress_bar(f"data {args.split}")
     try:
         report = build_split(args.out, args.split, args.count, config, workers=args.workers, progress=update,
@@ -512,6 +512,12 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--categories", help="comma-separated categories to cycle through (default: all)")
     b.add_argument("--backend", default="auto", choices=("auto", "nvdiffrast", "moderngl", "open3d"),
                    help="render backend (default: the first that works)")
+    b.add_argument("--no-renders", action="store_true",
+                   help="geometry and structure only: no conditioning or PBR views, no renderer needed (enough "
+                        "to train the shape VAE and the part segmenter)")
+    b.add_argument("--queries", default="open3d", choices=("open3d", "torch", "cuda"),
+                   help="inside/distance query engine: open3d (default), torch (exact brute force on the CPU) "
+                        "or cuda (the same on the GPU)")
     b.add_argument("--overwrite", action="store_true",
                    help="replace a split built with other settings (same settings always resume)")
     b.set_defaults(func=cmd_data_build)

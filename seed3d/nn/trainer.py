@@ -8,11 +8,13 @@ Batches must depend only on (seed, step) so a resumed run sees the same data as 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -51,6 +53,9 @@ class TrainConfig:
     """Steps between log lines."""
     device: str = "cpu"
     """cpu or cuda (bf16 autocast on CUDA)."""
+    prefetch: bool | None = None
+    """Make the next step's batch in a background thread while this step runs (None: on cuda only, where the
+    GPU would otherwise wait for the CPU). Batches depend only on the step, so training is the same either way."""
 
 
 def learning_rate(step: int, cfg: TrainConfig) -> float:
@@ -132,12 +137,24 @@ def train_loop(model: nn.Module, cfg: TrainConfig, out: PathType,
     start = time.perf_counter() - seconds
     autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=cfg.device == "cuda")
     running: dict[str, float] = {}
-    with log_path.open("a") as logf:
+    prefetch = cfg.device == "cuda" if cfg.prefetch is None else cfg.prefetch
+    pool = ThreadPoolExecutor(1) if prefetch else None
+    ahead: dict[int, Future[dict[str, torch.Tensor]]] = {}
+
+    def next_batch(k: int) -> dict[str, torch.Tensor]:
+        if pool is None:
+            return make_batch(k)
+        fut = ahead.pop(k, None) or pool.submit(make_batch, k)
+        if k + 1 < cfg.steps:
+            ahead[k + 1] = pool.submit(make_batch, k + 1)
+        return fut.result()
+
+    with log_path.open("a") as logf, pool or contextlib.nullcontext():
         while step < cfg.steps:
             if cfg.max_minutes is not None and time.perf_counter() - start > 60 * cfg.max_minutes:
                 log.info("time budget of %.0f min reached at step %d", cfg.max_minutes, step)
                 break
-            batch = {k: v.to(cfg.device) for k, v in make_batch(step).items()}
+            batch = {k: v.to(cfg.device, non_blocking=True) for k, v in next_batch(step).items()}
             for g in opt.param_groups:
                 g["lr"] = learning_rate(step, cfg)
             with autocast:

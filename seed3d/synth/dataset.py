@@ -29,6 +29,7 @@ as an uninterrupted build. Workers (``spawn`` processes) each create their own r
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -59,6 +60,8 @@ SPLIT_SPAN = 1_000_000
 #: Joint types in the order of their ids in ``joint_type``.
 JOINT_TYPE_IDS: tuple[str, ...] = ("fixed", "revolute", "prismatic", "continuous")
 _OTHER_LABEL = PART_LABELS.index("other")
+#: Render backend recorded for a split built without renders.
+NO_RENDERER = "none"
 
 
 # ----------------------------------------------------------------------------------------------- config
@@ -102,6 +105,12 @@ class DatasetConfig:
     """Categories to cycle through (None: all, in ``seed3d.synth.list_categories`` order)."""
     backend: str = "auto"
     """Render backend (auto, nvdiffrast, moderngl, open3d); the one used is recorded in the manifest."""
+    renders: bool = True
+    """Render the conditioning and PBR views; False builds geometry and structure only (``RENDER_FIELDS`` are
+    left out and no renderer is needed: enough for the shape VAE and the part segmenter)."""
+    queries: str = "open3d"
+    """Engine of the inside / distance queries (``seed3d.synth.sampling.PartSolids``): open3d, torch (exact
+    brute force on the CPU) or cuda (the same on the GPU)."""
 
     def __post_init__(self) -> None:
         positive = ("samples_per_shard", "surface_points", "sharp_points", "volume_points", "near_points",
@@ -121,6 +130,11 @@ class DatasetConfig:
             raise InvalidInputError(f"DatasetConfig.extent must lie in (0, 1], got {self.extent}")
         if not 0 < self.sharp_angle_deg < 180:
             raise InvalidInputError(f"DatasetConfig.sharp_angle_deg must lie in (0, 180), got {self.sharp_angle_deg}")
+        if not isinstance(self.renders, bool):
+            raise InvalidInputError(f"DatasetConfig.renders must be true or false, got {self.renders!r}")
+        if self.queries not in QUERY_ENGINES:
+            raise InvalidInputError(f"DatasetConfig.queries must be one of {', '.join(QUERY_ENGINES)}, "
+                                    f"got {self.queries!r}")
         if self.categories is not None:
             from seed3d import synth
 
@@ -218,6 +232,16 @@ FIELDS: tuple[Field, ...] = (
     Field("pbr_world_to_camera", ("Vp", 4, 4), "float32", "fixed-rig camera poses (asset frame in meters -> camera)"),
 )
 FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in FIELDS)
+#: Fields made by the renderer (left out of a split built with ``renders=False``).
+RENDER_FIELDS: tuple[str, ...] = tuple(n for n in FIELD_NAMES if n.startswith(("cond_", "pbr_")))
+#: ``DatasetConfig.queries`` values: the PartSolids backend and device each stands for.
+QUERY_ENGINES: dict[str, tuple[str, str]] = {"open3d": ("open3d", "cpu"), "torch": ("torch", "cpu"),
+                                             "cuda": ("torch", "cuda")}
+
+
+def config_fields(config: DatasetConfig) -> tuple[Field, ...]:
+    """The fields a split built with ``config`` holds."""
+    return FIELDS if config.renders else tuple(f for f in FIELDS if f.name not in RENDER_FIELDS)
 #: Fields holding points and distances of the normalised frame (``ShardDataset(meters=True)`` converts them).
 POINT_FIELDS: tuple[str, ...] = ("surface_points", "sharp_points", "vol_points", "near_points", "joint_origin")
 DISTANCE_FIELDS: tuple[str, ...] = ("vol_sdf", "near_sdf", "grid_sdf")
@@ -237,7 +261,7 @@ def resolve_shape(shape: tuple[int | str, ...], config: DatasetConfig) -> tuple[
 def field_table(config: DatasetConfig) -> list[dict[str, Any]]:
     """The field documentation of the manifest: name, symbolic and resolved shape, dtype, meaning."""
     return [{"name": f.name, "dims": list(f.shape), "shape": list(resolve_shape(f.shape, config)),
-             "dtype": f.dtype, "doc": f.doc} for f in FIELDS]
+             "dtype": f.dtype, "doc": f.doc} for f in config_fields(config)]
 
 
 # ----------------------------------------------------------------------------------------------- seeds
@@ -425,7 +449,8 @@ def _prepare(category: str, seed: int, config: DatasetConfig, threads: int) -> t
     if len(asset.parts) > config.max_parts:
         raise AssetFormatError(f"{len(asset.parts)} parts exceed max_parts={config.max_parts}")
     offset, scale = _normalisation(asset, config.extent)
-    solids = PartSolids.from_asset(asset, offset, scale, threads=threads)
+    backend, device = QUERY_ENGINES[config.queries]
+    solids = PartSolids.from_asset(asset, offset, scale, threads=threads, backend=backend, device=device)
     solids.check_closed()
     return asset, solids, offset, scale
 
@@ -456,7 +481,8 @@ def make_sample(split: str, index: int, config: DatasetConfig, renderer: Any, th
         }
         arrays.update(_geometry(asset, solids, config, sample_id))
         arrays.update(_structure(asset, offset, scale, config))
-        arrays.update(_render(asset, sample_id, config, renderer))
+        if config.renders:
+            arrays.update(_render(asset, sample_id, config, renderer))
         return arrays, failures
     return None, failures
 
@@ -466,7 +492,7 @@ def make_sample(split: str, index: int, config: DatasetConfig, renderer: Any, th
 
 def _stack(samples: list[dict[str, np.ndarray]], config: DatasetConfig) -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {}
-    for f in FIELDS:
+    for f in config_fields(config):
         values = [np.asarray(s[f.name]) for s in samples]
         if f.dtype == "str":
             width = max(1, max((int(np.char.str_len(v).max()) if v.size else 0) for v in values))
@@ -513,13 +539,15 @@ _WORKER: dict[str, Any] = {}
 def _worker_init(config: dict[str, Any], backend: str, threads: int) -> None:
     """Per-process setup: thread caps, then this process's own renderer (its GL context is never inherited)."""
     os.environ["LP_NUM_THREADS"] = str(threads)  # Mesa llvmpipe: read when the context is created
-    from seed3d.render import get_renderer
-
     cfg = dict(config)
     cfg["near_sigmas"] = tuple(cfg["near_sigmas"])
     cfg["categories"] = tuple(cfg["categories"])
     _WORKER["config"] = DatasetConfig(**cfg)
-    _WORKER["renderer"] = get_renderer(backend)
+    if _WORKER["config"].queries != "open3d":
+        import torch
+
+        torch.set_num_threads(threads)
+    _WORKER["renderer"] = _renderer(backend)
     _WORKER["threads"] = threads
 
 
@@ -551,18 +579,33 @@ class BuildReport:
 def _build_key(split: str, config: DatasetConfig, backend: str) -> str:
     from seed3d.synth.core import SYNTH_VERSION
 
+    cfg = config.to_dict()
+    if cfg["renders"] and cfg["queries"] == "open3d":  # keys of builds made before these options stay valid
+        del cfg["renders"], cfg["queries"]
     doc = {"format": FORMAT, "version": DATASET_VERSION, "synth_version": SYNTH_VERSION, "split": split,
-           "renderer": backend, "config": config.to_dict()}
+           "renderer": backend, "config": cfg}
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _resolve_backend(name: str) -> str:
-    if name != "auto":
-        return name
+def _resolve_backend(config: DatasetConfig) -> str:
+    """The render backend a build uses (``none`` when it renders nothing)."""
+    if not config.renders:
+        return NO_RENDERER
+    if config.backend != "auto":
+        return config.backend
     from seed3d.render import get_renderer
 
-    with get_renderer(name) as r:
+    with get_renderer(config.backend) as r:
         return r.backend_name
+
+
+def _renderer(backend: str) -> Any:
+    """A renderer context for ``backend`` (an empty one for ``none``)."""
+    if backend == NO_RENDERER:
+        return contextlib.nullcontext()
+    from seed3d.render import get_renderer
+
+    return get_renderer(backend)
 
 
 def _load_records(root: Path, key: str, overwrite: bool) -> dict[str, dict[str, Any]]:
@@ -608,7 +651,7 @@ def build_split(out: PathType, split: str, count: int, config: DatasetConfig | N
     t0 = time.perf_counter()
     root = Path(out) / split
     root.mkdir(parents=True, exist_ok=True)
-    backend = _resolve_backend(config.backend)
+    backend = _resolve_backend(config)
     key = _build_key(split, config, backend)
     records = _load_records(root, key, overwrite)
     k = config.samples_per_shard
@@ -697,9 +740,7 @@ def _run(split: str, todo: list[tuple[int, list[int]]], config: DatasetConfig, b
 
     workers = min(workers, len(tasks))
     if workers == 1:
-        from seed3d.render import get_renderer
-
-        with get_renderer(backend) as renderer:
+        with _renderer(backend) as renderer:
             for _, index in tasks:
                 arrays, failures = make_sample(split, index, config, renderer)
                 collect((index, arrays, failures))
@@ -812,10 +853,16 @@ class ShardDataset:
         self.manifest: dict[str, Any] = json.loads(manifest_path.read_text())
         if self.manifest.get("format") != FORMAT or self.manifest.get("version") != DATASET_VERSION:
             raise AssetFormatError(f"{manifest_path}: not a {FORMAT} v{DATASET_VERSION} manifest")
-        self.fields = tuple(fields) if fields is not None else FIELD_NAMES
+        built = tuple(f["name"] for f in self.manifest["fields"])
+        self.fields = tuple(fields) if fields is not None else built
         unknown = [f for f in self.fields if f not in FIELD_NAMES]
         if unknown:
             raise InvalidInputError(f"unknown fields {unknown}; known: {', '.join(FIELD_NAMES)}")
+        missing = [f for f in self.fields if f not in built]
+        if missing:
+            raise AssetFormatError(f"{path}: the split has no {', '.join(missing)} (built with renders="
+                                   f"{str(self.manifest['config'].get('renders', True)).lower()}); rebuild it "
+                                   "with renders to get them")
         self.meters = meters
         self._load = list(self.fields)
         if meters:

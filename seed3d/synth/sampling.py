@@ -26,6 +26,11 @@ The solid of an asset is the union of its closed parts at rest. ``PartSolids`` k
 ``winding_number`` (generalised winding number, van Oosterom–Strackee solid angles) is the exact, slow
 reference for the sign. Everything works in the frame the meshes are given in; the dataset builder passes
 them in its normalised frame.
+
+``backend="torch"`` answers the same queries without Open3D, by brute force in torch (float64, on ``device``:
+cpu or cuda): the inside test is the winding number itself and the nearest face the exact nearest of all
+faces. It is O(points × faces), fast on a GPU for synth-sized meshes (a few thousand faces), and is what lets
+``seed3d data build --queries cuda`` make geometry samples on a machine without Open3D.
 """
 
 from __future__ import annotations
@@ -164,6 +169,10 @@ class PartSolids:
     """Rays per inside test (odd, at most 5); when they disagree the winding number decides."""
     threads: int = 0
     """Open3D threads per query (0: all cores)."""
+    backend: str = "open3d"
+    """Query engine: ``open3d`` (BVH and ray parity) or ``torch`` (exact brute force; see the module doc)."""
+    device: str = "cpu"
+    """Torch device of the ``torch`` backend (cpu or cuda)."""
     _parts: list[_Part] = field(init=False, repr=False)
     _cache: dict[Any, Any] = field(init=False, repr=False, default_factory=dict)
 
@@ -172,6 +181,10 @@ class PartSolids:
             raise InvalidInputError("need at least one part mesh")
         if self.rays not in (1, 3, 5):
             raise InvalidInputError(f"rays must be 1, 3 or 5, got {self.rays}")
+        if self.backend not in QUERY_BACKENDS:
+            raise InvalidInputError(f"backend must be one of {', '.join(QUERY_BACKENDS)}, got {self.backend!r}")
+        if self.backend == "torch":
+            _check_torch_device(self.device)
         self._parts = []
         for i, m in enumerate(self.meshes):
             welded = m.welded()
@@ -240,6 +253,14 @@ class PartSolids:
             self._cache[key] = scene
         return self._cache[key]
 
+    def _torch(self, key: int) -> _TorchTriangles:
+        """Brute-force query helper of part ``key``, or of every part (key -1, faces in global order)."""
+        name = ("torch", key)
+        if name not in self._cache:
+            tri = self._faces_all[0] if key < 0 else self._parts[key].vertices[self._parts[key].faces]
+            self._cache[name] = _TorchTriangles(tri, self.device)
+        return self._cache[name]
+
     def _tensor(self, points: FloatArray) -> Any:
         return _o3d().core.Tensor(np.ascontiguousarray(points, np.float32).reshape(-1, 3))
 
@@ -249,6 +270,8 @@ class PartSolids:
         directions; where they disagree (a ray slipped through a float32 crack between triangles or grazed an
         edge) the exact winding number decides."""
         points = np.asarray(points, np.float64).reshape(-1, 3)
+        if self.backend == "torch":
+            return self._torch(j).winding(points) > 0.5
         o3d = _o3d()
         votes = np.zeros(len(points), np.int64)
         origins = np.ascontiguousarray(points, np.float32)
@@ -292,9 +315,12 @@ class PartSolids:
         closest-point test errs by up to ~1e-3 on long thin triangles), then the distance to that face and its
         edge neighbours is computed in float64 and the smallest kept."""
         points = np.asarray(points, np.float64).reshape(-1, 3)
-        hit = self._scene(-1).compute_closest_points(self._tensor(points), nthreads=self.threads)
-        face = self._face_offsets[hit["geometry_ids"].numpy().astype(np.int64)] \
-            + hit["primitive_ids"].numpy().astype(np.int64)
+        if self.backend == "torch":
+            face = self._torch(-1).nearest_face(points)
+        else:
+            hit = self._scene(-1).compute_closest_points(self._tensor(points), nthreads=self.threads)
+            face = self._face_offsets[hit["geometry_ids"].numpy().astype(np.int64)] \
+                + hit["primitive_ids"].numpy().astype(np.int64)
         tri = self._faces_all[0]
         cand = np.concatenate([face[:, None], self._neighbours_all[face]], axis=1)
         best, best_face = np.full(len(points), np.inf), face.copy()
@@ -428,6 +454,75 @@ class PartSolids:
             out = self.sample_surface(n, rng)
             out.on_edge = np.zeros(n, bool)
         return out
+
+
+QUERY_BACKENDS: tuple[str, ...] = ("open3d", "torch")
+
+
+def _check_torch_device(device: str) -> None:
+    import torch
+
+    if device not in ("cpu", "cuda") or (device == "cuda" and not torch.cuda.is_available()):
+        raise InvalidInputError(f"device must be cpu or cuda (cuda available: {torch.cuda.is_available()}), "
+                                f"got {device!r}")
+
+
+class _TorchTriangles:
+    """Triangles (F, 3, 3) on a torch device, answering exact float64 brute-force queries in chunks of about
+    ``pairs`` point-face pairs."""
+
+    def __init__(self, triangles: FloatArray, device: str, pairs: int = 1 << 22) -> None:
+        import torch
+
+        self.torch = torch
+        self.tri = torch.as_tensor(np.asarray(triangles, np.float64), device=device)
+        self.device = device
+        self.chunk = max(1, pairs // max(len(self.tri), 1))
+
+    def _chunks(self, points: FloatArray) -> Any:
+        pts = self.torch.as_tensor(np.asarray(points, np.float64).reshape(-1, 3), device=self.device)
+        for start in range(0, len(pts), self.chunk):
+            yield pts[start:start + self.chunk]
+
+    def winding(self, points: FloatArray) -> FloatArray:
+        """Generalised winding number of each point (van Oosterom–Strackee, as ``winding_number``)."""
+        torch = self.torch
+        out = []
+        for p in self._chunks(points):
+            d = self.tri[None] - p[:, None, None, :]  # (c, F, 3, 3)
+            a, b, c = d[..., 0, :], d[..., 1, :], d[..., 2, :]
+            la, lb, lc = (x.norm(dim=-1) for x in (a, b, c))
+            det = (a * torch.linalg.cross(b, c)).sum(-1)
+            den = la * lb * lc + (a * b).sum(-1) * lc + (b * c).sum(-1) * la + (c * a).sum(-1) * lb
+            out.append(torch.atan2(det, den).sum(1) / (2.0 * np.pi))
+        return torch.cat(out).cpu().numpy() if out else np.zeros(0)
+
+    def nearest_face(self, points: FloatArray) -> IntArray:
+        """Index of the face nearest to each point (exact distances, as ``point_triangle_distance``)."""
+        torch = self.torch
+        a, b, c = self.tri[None, :, 0], self.tri[None, :, 1], self.tri[None, :, 2]
+        ab, ac = b - a, c - a
+        n = torch.linalg.cross(ab, ac)
+        nn = (n * n).sum(-1)
+        safe = torch.where(nn > 0, nn, torch.ones_like(nn))
+        out = []
+        for p in self._chunks(points):
+            ap = p[:, None] - a
+            v = (torch.linalg.cross(ap, ac.expand_as(ap)) * n).sum(-1) / safe
+            w = (torch.linalg.cross(ab.expand_as(ap), ap) * n).sum(-1) / safe
+            inside = (nn > 0) & (v >= 0) & (w >= 0) & (v + w <= 1)
+            plane = (ap * n).sum(-1).abs() / safe.sqrt()
+
+            def segment(p0: Any, p1: Any, p: Any = p) -> Any:
+                e = p1 - p0
+                ee = (e * e).sum(-1)
+                q = p[:, None] - p0
+                t = ((q * e).sum(-1) / torch.where(ee > 0, ee, torch.ones_like(ee))).clamp(0.0, 1.0)
+                return (q - t[..., None] * e).norm(dim=-1)
+
+            edge = torch.minimum(torch.minimum(segment(a, b), segment(b, c)), segment(c, a))
+            out.append(torch.where(inside, plane, edge).argmin(1))
+        return torch.cat(out).cpu().numpy().astype(np.int64) if out else np.zeros(0, np.int64)
 
 
 def winding_number(points: FloatArray, vertices: FloatArray, faces: IntArray, chunk: int = 128) -> FloatArray:

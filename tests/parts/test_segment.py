@@ -247,6 +247,17 @@ def test_training_writes_a_model_and_resumes_where_it_stopped(tiny_data: Path, t
         train_part_segmenter(tiny_data, tmp_path / "run", other)
 
 
+def test_batches_made_ahead_in_a_thread_train_the_same(tiny_data: Path, tmp_path: Path) -> None:
+    cfg = PartSegTrainConfig(steps=3, batch=2, prompts=2, warmup=1, checkpoint_every=10, log_every=1,
+                             model=TINY_MODEL, prefetch=False)
+    runs = [train_part_segmenter(tiny_data, tmp_path / name, PartSegTrainConfig(**{**cfg.__dict__, "prefetch": ahead}))
+            for name, ahead in (("plain", False), ("ahead", True))]
+    logs = [[json.loads(line)["loss"] for line in (r.parent / "log.jsonl").read_text().splitlines()] for r in runs]
+    assert len(logs[0]) == 3 and logs[0] == logs[1]
+    a, b = (PartSegmenter.from_pretrained(r).state_dict() for r in runs)
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
 def test_an_asset_with_unknown_joints_round_trips_and_refuses_export(tmp_path: Path) -> None:
     from seed3d.errors import ExportError
     from seed3d.export import export_asset

@@ -13,9 +13,10 @@ import trimesh
 from seed3d import synth
 from seed3d.asset import PART_LABELS, Asset, Mesh
 from seed3d.cli import main
-from seed3d.errors import InvalidInputError
+from seed3d.errors import AssetFormatError, InvalidInputError
 from seed3d.synth.dataset import (
     FIELD_NAMES,
+    RENDER_FIELDS,
     SPLIT_SEEDS,
     SPLIT_SPAN,
     DatasetConfig,
@@ -231,9 +232,9 @@ def test_failing_seeds_are_recorded_and_retried(tmp_path: Path, monkeypatch: pyt
 # --------------------------------------------------------------------------------------------- geometry
 
 
-def _boxes(*corners: tuple[tuple[float, ...], tuple[float, ...]]) -> PartSolids:
+def _boxes(*corners: tuple[tuple[float, ...], tuple[float, ...]], backend: str = "open3d") -> PartSolids:
     """Solids of boxes given by (lo, hi) corners, split at UV seams as synth parts are."""
-    return PartSolids([box(lo, hi, uv=True) for lo, hi in corners])
+    return PartSolids([box(lo, hi, uv=True) for lo, hi in corners], backend=backend)
 
 
 def _box_sdf(points: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -243,10 +244,11 @@ def _box_sdf(points: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return np.linalg.norm(np.maximum(q, 0), axis=1) + np.minimum(q.max(axis=1), 0)
 
 
-def test_sdf_of_a_thin_box_is_exact() -> None:
+@pytest.mark.parametrize("backend", ["open3d", "torch"])
+def test_sdf_of_a_thin_box_is_exact(backend: str) -> None:
     # a thin wall: its two triangles per face are long slivers, where float32 closest points go wrong
     lo, hi = np.array([-0.9, -0.004, -0.3]), np.array([0.9, 0.004, 0.3])
-    solids = _boxes((tuple(lo), tuple(hi)))
+    solids = _boxes((tuple(lo), tuple(hi)), backend=backend)
     rng = np.random.default_rng(0)
     surface = solids.sample_surface(2000, rng)
     points = np.concatenate([rng.uniform(-1, 1, (2000, 3)),
@@ -255,9 +257,10 @@ def test_sdf_of_a_thin_box_is_exact() -> None:
     assert np.abs(_box_sdf(surface.points, lo, hi)).max() < 1e-12
 
 
-def test_touching_parts_sign_and_hidden_faces() -> None:
+@pytest.mark.parametrize("backend", ["open3d", "torch"])
+def test_touching_parts_sign_and_hidden_faces(backend: str) -> None:
     # two boxes sharing the face x = 0: the union is one slab, the shared face is inside it
-    solids = _boxes(((-0.5, -0.2, -0.2), (0.0, 0.2, 0.2)), ((0.0, -0.2, -0.2), (0.5, 0.2, 0.2)))
+    solids = _boxes(((-0.5, -0.2, -0.2), (0.0, 0.2, 0.2)), ((0.0, -0.2, -0.2), (0.5, 0.2, 0.2)), backend=backend)
     lo, hi = np.array([-0.5, -0.2, -0.2]), np.array([0.5, 0.2, 0.2])
     inside = np.array([[-0.25, 0, 0], [0.25, 0, 0], [0.4, 0.1, -0.1]])
     far = np.array([[0.95, 0.95, 0.95], [-0.9, 0, 0], [0, 0, 0.9]])
@@ -294,6 +297,58 @@ def test_sharp_samples_lie_on_box_edges() -> None:
     fallback = smooth.sample_sharp(100, np.random.default_rng(0))
     assert not fallback.on_edge.any()
     np.testing.assert_allclose(smooth.unsigned_distance(fallback.points), 0, atol=1e-9)
+
+
+def test_torch_queries_answer_as_open3d_on_a_synth_asset() -> None:
+    asset = synth.generate("oven", 2)  # many parts, knobs, a door with glass: thousands of faces
+    o3d, exact = PartSolids.from_asset(asset), PartSolids.from_asset(asset, backend="torch")
+    lo, hi = asset.bounds()
+    rng = np.random.default_rng(0)
+    near = o3d.sample_surface(1500, rng).points + rng.normal(0, 0.003, (1500, 3))
+    points = np.concatenate([rng.uniform(lo - 0.05, hi + 0.05, (1500, 3)), near])
+    sdf = exact.signed_distance(points)
+    np.testing.assert_allclose(sdf, o3d.signed_distance(points), atol=1e-12)
+    assert (sdf < 0).sum() > 300 and (sdf > 0).sum() > 300
+    a, b = (s.sample_surface(800, np.random.default_rng(1)) for s in (o3d, exact))
+    np.testing.assert_array_equal(a.points, b.points)
+    np.testing.assert_array_equal(a.part, b.part)
+    a, b = (s.sample_sharp(400, np.random.default_rng(2)) for s in (o3d, exact))
+    np.testing.assert_array_equal(a.points, b.points)
+
+
+def test_unknown_query_engines_are_refused() -> None:
+    with pytest.raises(InvalidInputError, match="backend"):
+        _boxes(((0, 0, 0), (1, 1, 1)), backend="embree")
+    with pytest.raises(InvalidInputError, match="device"):
+        PartSolids([box((0, 0, 0), (1, 1, 1))], backend="torch", device="tpu")
+    with pytest.raises(InvalidInputError, match="queries"):
+        DatasetConfig(queries="gpu")
+
+
+def test_a_split_built_without_renders_holds_the_geometry_alone(built: Path, tmp_path: Path) -> None:
+    args = ["data", "build", "--out", str(tmp_path), "--split", "train", "--count", "2", "--workers", "1",
+            "--samples-per-shard", "2", "--surface-points", "512", "--sharp-points", "128", "--volume-points", "256",
+            "--near-points", "256", "--categories", "cabinet,mug,box", "--no-renders", "--queries", "torch"]
+    assert main(args) == 0
+    root = tmp_path / "train"
+    manifest = json.loads((root / "manifest.json").read_text())
+    assert manifest["renderer"] == "none" and manifest["config"]["renders"] is False
+    geometry = set(FIELD_NAMES) - set(RENDER_FIELDS)
+    assert {"cond_rgb", "pbr_albedo"} <= set(RENDER_FIELDS)
+    assert {f["name"] for f in manifest["fields"]} == geometry
+    with np.load(root / manifest["shards"][0]["file"]) as z:
+        assert set(z.files) == geometry
+    ds = ShardDataset(root)
+    assert set(ds.fields) == geometry
+    # the same samples as the rendered build (same config otherwise, Open3D queries there)
+    rendered = ShardDataset(built)
+    for i in range(2):
+        for name in ("surface_points", "sharp_points", "surface_part"):
+            np.testing.assert_array_equal(ds[i][name], rendered[i][name])
+        np.testing.assert_allclose(ds[i]["near_sdf"], rendered[i]["near_sdf"], atol=1e-6)
+        np.testing.assert_allclose(ds[i]["grid_sdf"], rendered[i]["grid_sdf"], atol=1e-6)
+    with pytest.raises(AssetFormatError, match="renders=false"):
+        ShardDataset(root, fields=("cond_rgb",))
 
 
 def test_samples_of_a_built_cabinet_are_right(built: Path) -> None:
