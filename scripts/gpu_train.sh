@@ -6,8 +6,10 @@
 #   OUT=/tmp/gpu BUDGET_S=540 scripts/gpu_train.sh
 #
 # Made for a bare CUDA machine whose python3 has torch, numpy, scipy, safetensors and tqdm: the one missing
-# package (manifold3d) comes as a wheel in .whl/ (see the device notes in the README's Training section). On a
-# CPU machine it runs too (DEVICE=cpu QUERIES=torch, small COUNT and BUDGET_S) to check the script itself.
+# package, manifold3d, comes as a wheel in .whl/ (ignored by git), fetched beforehand for that python, e.g.
+#   python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+#     --platform manylinux_2_28_x86_64 -d .whl manifold3d==3.5.4
+# On a CPU machine it runs too (DEVICE=cpu QUERIES=torch, small CHUNK and BUDGET_S) to check the script itself.
 # Step counts are sized from a short probe of both trainers running together, so that each cosine schedule
 # ends inside the budget; the probe's steps are the first steps of the run (it resumes from them, and the
 # learning rate of those steps is the warm-up's either way).

@@ -154,12 +154,18 @@ def _minus(a: Any, b: Any, margins: tuple[float, ...] = (1e-4, 1e-3)) -> Any:
     return rest
 
 
+#: Faces of at most this area (m²) are slivers: a 1 cm needle under 0.2 µm high. Exporters re-express a part in
+#: its joint's frame and store float32, which moves vertices by up to ~0.1 µm and can flatten such a face to
+#: zero area (seen on predicted drawers and handles: 1e-11 m² faces came out of the USD export with none).
+SLIVER_AREA = 1e-9
+
+
 def _closes(solid: Any) -> bool:
     """True when the solid, fragments dropped, is a mesh that stays closed when welded."""
-    return _welds_closed(*_extract(_largest_pieces(solid), 1e-12))
+    return _welds_closed(*_extract(_largest_pieces(solid), SLIVER_AREA))
 
 
-def _to_mesh(solid: Any, min_area: float = 1e-12) -> Mesh:
+def _to_mesh(solid: Any, min_area: float = SLIVER_AREA) -> Mesh:
     """The solid as a Mesh that stays closed when coincident vertices are welded (as exporters and checks do).
 
     Fragments (pieces with no volume, or under a thousandth of the largest) are dropped and sliver faces (area

@@ -17,7 +17,7 @@ from seed3d.physics.validate import validate_path
 from seed3d.synth import generate
 from seed3d.synth.kinematics import intersection_volume
 from seed3d.synth.primitives import box, cylinder, difference, union
-from tests.articulation._helpers import FAST, small_cabinet, spinner
+from tests.articulation._helpers import DOOR, FAST, small_cabinet, spinner
 
 
 @pytest.fixture(scope="module")
@@ -150,6 +150,20 @@ def test_hand_built_door_hinges_opposite_its_handle() -> None:
     assert line_distance(door.origin, door.axis, [0.221, -0.245, 0.0], [0, 0, 1]) < 1e-3
     assert door.upper == pytest.approx(math.radians(110))  # free swing: the door prior
     assert _joint(pred, "door_handle").type == "fixed"
+
+
+def test_a_handle_labelled_strip_beside_the_door_does_not_move_its_hinge() -> None:
+    # the segmenter can cut a strip of the frame along a door's outer edge and label it handle; glued to the door's
+    # side, it lies outside the door's outline and must not pull the hinge to the handle's edge
+    asset = small_cabinet()
+    strip = box([DOOR[0], -0.249, 0.05], [DOOR[1], -0.245, 0.55])
+    asset = Asset(asset.name, [*asset.parts, Part("edge_strip", strip, "handle", collision=[strip])],
+                  joints_known=False)
+    pred = articulate(asset, config=FAST)
+    door = _joint(pred, "door")
+    assert pred.joint_to("edge_strip").parent == "door"
+    assert door.type == "revolute" and door.unit_axis[2] < 0  # still hinged on -Y, opening to +X
+    assert line_distance(door.origin, door.axis, [0.221, -0.245, 0.0], [0, 0, 1]) < 1e-2
 
 
 def test_swept_limit_stops_before_a_wall_in_the_swing() -> None:

@@ -421,6 +421,29 @@ def test_needle_faces_are_flipped_away() -> None:
     _assert_one_sliver_removed(verts, faces, len(faces))
 
 
+def test_near_needles_that_a_joint_frame_flattens_are_removed() -> None:
+    """A needle whose middle corner is 0.1 nm off the line has an area of ~1e-11 m²: not zero where it was made, but
+    re-expressed in a joint's frame and stored as float32 (as exporters do) it is. Completion counts faces up to
+    ``SLIVER_AREA`` as slivers, so it goes (a predicted drawer's USD file failed the zero-area check before)."""
+    from seed3d.parts.complete import SLIVER_AREA, _slivers, _stored_areas, _without_slivers
+
+    cube = box([0.0, 0.0, 0.0], [0.5, 0.5, 0.5])
+    f = cube.faces
+    a, c, x = (int(i) for i in f[0])
+    va, vc, vx = cube.vertices[a], cube.vertices[c], cube.vertices[x]
+    mid = (va + vc) / 2
+    mid = mid + 1e-10 * (vx - mid) / np.linalg.norm(vx - mid)
+    b = len(cube.vertices)
+    verts = np.concatenate([cube.vertices, mid[None]])
+    faces = np.concatenate([f[1:], [[a, b, x], [b, c, x], [b, a, c]]])
+    assert _slivers(verts, faces, 1e-12) == 0  # not flat where it was made
+    assert (_stored_areas(verts + [0.7, -0.3, 1.1], faces) <= 1e-12).sum() == 1  # flat in another frame
+    assert _slivers(verts, faces, SLIVER_AREA) == 1
+    v, out = _without_slivers(verts, faces, SLIVER_AREA)
+    assert _slivers(v, out, SLIVER_AREA) == 0 and _welds_closed(Mesh(v, out))
+    assert Mesh(v, out).to_trimesh().volume == pytest.approx(0.125)
+
+
 def test_needle_at_the_tip_of_a_flat_fold_is_collapsed() -> None:
     """A completed microwave door kept one needle no flip could remove: its corners P, M, T on one line, T the tip
     of a fold flat in the face's plane (faces P-T-M, T-P-F, M-T-F), the edge M-F already there. Its tip is merged
