@@ -237,14 +237,14 @@ RENDER_FIELDS: tuple[str, ...] = tuple(n for n in FIELD_NAMES if n.startswith(("
 #: ``DatasetConfig.queries`` values: the PartSolids backend and device each stands for.
 QUERY_ENGINES: dict[str, tuple[str, str]] = {"open3d": ("open3d", "cpu"), "torch": ("torch", "cpu"),
                                              "cuda": ("torch", "cuda")}
+#: Fields holding points and distances of the normalised frame (``ShardDataset(meters=True)`` converts them).
+POINT_FIELDS: tuple[str, ...] = ("surface_points", "sharp_points", "vol_points", "near_points", "joint_origin")
+DISTANCE_FIELDS: tuple[str, ...] = ("vol_sdf", "near_sdf", "grid_sdf")
 
 
 def config_fields(config: DatasetConfig) -> tuple[Field, ...]:
     """The fields a split built with ``config`` holds."""
     return FIELDS if config.renders else tuple(f for f in FIELDS if f.name not in RENDER_FIELDS)
-#: Fields holding points and distances of the normalised frame (``ShardDataset(meters=True)`` converts them).
-POINT_FIELDS: tuple[str, ...] = ("surface_points", "sharp_points", "vol_points", "near_points", "joint_origin")
-DISTANCE_FIELDS: tuple[str, ...] = ("vol_sdf", "near_sdf", "grid_sdf")
 
 
 def resolve_shape(shape: tuple[int | str, ...], config: DatasetConfig) -> tuple[int, ...]:

@@ -184,7 +184,9 @@ class PartSolids:
         if self.backend not in QUERY_BACKENDS:
             raise InvalidInputError(f"backend must be one of {', '.join(QUERY_BACKENDS)}, got {self.backend!r}")
         if self.backend == "torch":
-            _check_torch_device(self.device)
+            from seed3d.nn.trainer import check_device
+
+            check_device(self.device)
         self._parts = []
         for i, m in enumerate(self.meshes):
             welded = m.welded()
@@ -457,14 +459,6 @@ class PartSolids:
 
 
 QUERY_BACKENDS: tuple[str, ...] = ("open3d", "torch")
-
-
-def _check_torch_device(device: str) -> None:
-    import torch
-
-    if device not in ("cpu", "cuda") or (device == "cuda" and not torch.cuda.is_available()):
-        raise InvalidInputError(f"device must be cpu or cuda (cuda available: {torch.cuda.is_available()}), "
-                                f"got {device!r}")
 
 
 class _TorchTriangles:
