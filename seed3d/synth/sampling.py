@@ -183,10 +183,12 @@ class PartSolids:
             raise InvalidInputError(f"rays must be 1, 3 or 5, got {self.rays}")
         if self.backend not in QUERY_BACKENDS:
             raise InvalidInputError(f"backend must be one of {', '.join(QUERY_BACKENDS)}, got {self.backend!r}")
-        if self.backend == "torch":
-            from seed3d.nn.trainer import check_device
+        if self.backend == "torch":  # synth may not import seed3d.nn (DESIGN.md's arrows): checked here
+            import torch
 
-            check_device(self.device)
+            if self.device not in ("cpu", "cuda") or (self.device == "cuda" and not torch.cuda.is_available()):
+                raise InvalidInputError(f"device must be cpu or cuda (cuda available: {torch.cuda.is_available()}), "
+                                        f"got {self.device!r}")
         self._parts = []
         for i, m in enumerate(self.meshes):
             welded = m.welded()
