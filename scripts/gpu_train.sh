@@ -3,7 +3,8 @@
 # train the shape VAE and the part segmenter side by side on the GPU, both warm-started from the shipped
 # weights, and leave fp16 model folders (tarred) and logs in OUT.
 #
-#   OUT=/tmp/gpu BUDGET_S=540 scripts/gpu_train.sh
+#   OUT=/tmp/gpu BUDGET_S=540 scripts/gpu_train.sh                       # both models
+#   OUT=/tmp/gpu BUDGET_S=540 MODELS=geometry-vae scripts/gpu_train.sh  # one of them, with the whole GPU
 #
 # Made for a bare CUDA machine whose python3 has torch, numpy, scipy, safetensors and tqdm: the one missing
 # package, manifold3d, comes as a wheel in .whl/ (ignored by git), fetched beforehand for that python, e.g.
@@ -26,6 +27,7 @@ QUERIES=${QUERIES:-cuda}
 VAE_BATCH=${VAE_BATCH:-32}
 SEG_BATCH=${SEG_BATCH:-32}
 PROBE=${PROBE:-60}
+MODELS=${MODELS:-geometry-vae part-seg}   # which of the two to train
 WORK=${WORK:-/tmp/seed3d-gpu}
 T0=$(date +%s)
 elapsed() { echo $(( $(date +%s) - T0 )); }
@@ -59,10 +61,19 @@ train() {  # name out batch lr steps
     --init-from "weights/$2" --max-minutes "$(python3 -c "print(($BUDGET_S - $(elapsed) - 25) / 60)")" \
     > "$WORK/$1.out" 2>&1
 }
-export OMP_NUM_THREADS=${OMP_NUM_THREADS:-4}
-train geometry-vae geometry-vae "$VAE_BATCH" 5e-4 "$PROBE" & train part-seg part-segmenter "$SEG_BATCH" 7e-4 "$PROBE" &
-wait
-for name in geometry-vae part-seg; do
+train_all() {  # steps per model name (probe: PROBE for each), all models side by side
+  for name in $MODELS; do
+    case $name in
+      geometry-vae) train geometry-vae geometry-vae "$VAE_BATCH" 5e-4 "${1:-$PROBE}" & ;;
+      part-seg) train part-seg part-segmenter "$SEG_BATCH" 7e-4 "${2:-$PROBE}" & ;;
+      *) echo "unknown model $name"; exit 1 ;;
+    esac
+  done
+  wait
+}
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(( 8 / $(echo $MODELS | wc -w) ))}
+train_all
+for name in $MODELS; do
   [ -f "$WORK/$name/log.jsonl" ] || { echo "$name probe failed:"; tr '\r' '\n' < "$WORK/$name.out" | tail -n 20; }
 done
 steps_for() {  # run folder -> the step count that fills the time left (rate from the probe's later half)
@@ -74,14 +85,14 @@ rate = (b["seconds"] - a["seconds"]) / max(b["step"] - a["step"], 1)
 print(max(b["step"] + 10, int(b["step"] + float(sys.argv[2]) / rate)))
 EOF
 }
-VAE_STEPS=$(steps_for geometry-vae) SEG_STEPS=$(steps_for part-seg)
-echo "probe done at $(elapsed) s: geometry-vae $VAE_STEPS steps, part-seg $SEG_STEPS steps"
-train geometry-vae geometry-vae "$VAE_BATCH" 5e-4 "$VAE_STEPS" & train part-seg part-segmenter "$SEG_BATCH" 7e-4 "$SEG_STEPS" &
-wait
+VAE_STEPS=$(case " $MODELS " in *" geometry-vae "*) steps_for geometry-vae ;; esac)
+SEG_STEPS=$(case " $MODELS " in *" part-seg "*) steps_for part-seg ;; esac)
+echo "probe done at $(elapsed) s: geometry-vae ${VAE_STEPS:--} steps, part-seg ${SEG_STEPS:--} steps"
+train_all "$VAE_STEPS" "$SEG_STEPS"
 echo "training done at $(elapsed) s"
 
 # 3. fp16 model folders and logs back
-python3 - "$WORK" "$OUT" <<'EOF'
+python3 - "$WORK" "$OUT" $MODELS <<'EOF'
 import shutil, sys, tarfile
 from pathlib import Path
 import torch
@@ -89,6 +100,8 @@ from seed3d.geometry.vae import ShapeVAE
 from seed3d.parts.model import PartSegmenter
 work, out = Path(sys.argv[1]), Path(sys.argv[2])
 for name, cls in (("geometry-vae", ShapeVAE), ("part-seg", PartSegmenter)):
+    if name not in sys.argv[3:]:
+        continue
     run = work / name
     shutil.copy(run / "log.jsonl", out / f"{name}.log.jsonl") if (run / "log.jsonl").is_file() else None
     if not (run / "model").is_dir():
@@ -102,5 +115,5 @@ for name, cls in (("geometry-vae", ShapeVAE), ("part-seg", PartSegmenter)):
         tar.add(half, arcname=name)
     print(name, "->", out / f"{name}.tar")
 EOF
-for name in geometry-vae part-seg; do echo "$name:"; tr '\r' '\n' < "$WORK/$name.out" | tail -n 4; done
+for name in $MODELS; do echo "$name:"; tr '\r' '\n' < "$WORK/$name.out" | tail -n 4; done
 echo "all done at $(elapsed) s"
