@@ -50,7 +50,7 @@ import logging
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -667,16 +667,18 @@ def _boxes_overlap(a: FloatArray, b: FloatArray, margin: float) -> bool:
 
 
 def clear_of(hulls: list[FloatArray], obstacles: list[FloatArray], margin: float,
-             depth: float = CONTACT_DEPTH) -> tuple[list[FloatArray], bool]:
-    """``hulls`` (vertex sets) cut back to ``margin`` outside every obstacle they overlap deeper than ``depth``.
+             depth: float = CONTACT_DEPTH, strict: Collection[int] = ()) -> tuple[list[FloatArray], bool]:
+    """``hulls`` (vertex sets) cut back to ``margin`` outside every obstacle they overlap deeper than ``depth``
+    (any overlap for the obstacles whose ``id`` is in ``strict``).
 
     Returns the pieces and whether anything was cut.
     """
     out, changed = list(hulls), False
     for obstacle in obstacles:
         nxt: list[FloatArray] = []
+        limit = 0.0 if id(obstacle) in strict else depth
         for h in out:
-            if _boxes_overlap(h, obstacle, margin) and penetration_bound(h, obstacle) > depth:
+            if _boxes_overlap(h, obstacle, margin) and penetration_bound(h, obstacle) > limit:
                 nxt.extend(subtract_convex(h, obstacle, margin, depth))
                 changed = True
             else:
@@ -780,17 +782,20 @@ def _path_is_free(swept: list[FloatArray], rest: list[FloatArray], surfaces: lis
 
 
 def _cut(hulls: list[FloatArray], obstacles: list[FloatArray], paths: list[FloatArray], margin: float,
-         cfg: CollisionConfig, prefix: str, warnings: list[str]) -> list[tuple[FloatArray, IntArray]] | None:
-    """``hulls`` cut back from ``obstacles`` and merged where the merged hull stays off ``paths``; None when nothing
-    was cut, [] when nothing is left."""
-    pieces, changed = clear_of(hulls, obstacles, margin)
+         cfg: CollisionConfig, prefix: str, warnings: list[str], strict: Collection[int] = ()
+         ) -> list[tuple[FloatArray, IntArray]] | None:
+    """``hulls`` cut back from ``obstacles`` and merged where the merged hull stays off ``paths`` (``strict``: ids of
+    obstacles and paths cleared at any overlap, not only beyond ``CONTACT_DEPTH``); None when nothing was cut, []
+    when nothing is left."""
+    pieces, changed = clear_of(hulls, obstacles, margin, strict=strict)
     if not changed:
         return None
     if not pieces:
         return []
 
     def clear(points: FloatArray) -> bool:
-        return all(not _boxes_overlap(points, o, 0.0) or penetration_bound(points, o) <= CONTACT_DEPTH for o in paths)
+        return all(not _boxes_overlap(points, o, 0.0)
+                   or penetration_bound(points, o) <= (0.0 if id(o) in strict else CONTACT_DEPTH) for o in paths)
 
     # only cheap merges: a forced one grows a hull into the parts around it
     merged = _merge(pieces, cfg.merge_tolerance, len(pieces), allowed=clear)
@@ -817,10 +822,14 @@ def clear_moving_parts(asset: Asset, margin: float = 1e-3, config: CollisionConf
     no still part's true surface lies on that sweep (a drawer's path through its cavity, a door's swing past the
     body's front) or, for a continuous joint, when its parts are a solid of revolution about its axis (a cap on a
     neck: the decomposition's pieces of it turn into each other's gaps, the true shape onto itself); otherwise
-    only the rest pose is cut, so a joint that moves into real geometry still does. The pieces merge again only
-    where that adds under ``config.merge_tolerance`` of volume and the merged hull stays clear of the moving parts
-    across their range; beyond ``config.max_cleared_hulls`` the smallest are dropped, with a warning. A part that
-    lies wholly inside parts moving against it keeps its hulls and those parts are cut around it instead.
+    only the rest pose is cut, so a joint that moves into real geometry still does. Overlaps shallower than
+    ``CONTACT_DEPTH`` are left as contact, except on a continuous joint's full turn: there its joint hulls, which the
+    arc between two poses bulges past by up to ``margin / 2``, are cleared at any overlap (else a turntable's hull
+    could meet the body's by 1 mm on the turn and the spin check would take it for a revolute joint). The pieces
+    merge again only where that adds under ``config.merge_tolerance`` of volume and the merged hull stays clear of
+    the moving parts across their range; beyond ``config.max_cleared_hulls`` the smallest are dropped, with a
+    warning. A part that lies wholly inside parts moving against it keeps its hulls and those parts are cut around
+    it instead.
     ``metadata["physics"]["clearance"]`` lists, per changed part, hull count and hull volume before and after.
     """
     cfg = config or CollisionConfig()
@@ -829,6 +838,7 @@ def clear_moving_parts(asset: Asset, margin: float = 1e-3, config: CollisionConf
     obstacles: dict[str, dict[int, FloatArray]] = {}
     paths: dict[str, list[FloatArray]] = {}
     against: dict[str, dict[str, None]] = {}
+    strict: set[int] = set()  # ids of the joint hulls of continuous joints' full turns (cleared at any overlap)
     surfaces: dict[str, FloatArray] = {}
     for j in out.joints:
         if not j.movable:
@@ -847,6 +857,8 @@ def clear_moving_parts(asset: Asset, margin: float = 1e-3, config: CollisionConf
                         np.zeros((0, 3))
             if _path_is_free(swept, rest, [surfaces[p.name] for p in still], margin):
                 cut = swept
+        if j.type == "continuous" and cut is swept:
+            strict.update(id(h) for h in swept)
         for p in still:
             obstacles.setdefault(p.name, {}).update({id(h): h for h in cut})
             paths.setdefault(p.name, []).extend(swept)
@@ -859,7 +871,7 @@ def clear_moving_parts(asset: Asset, margin: float = 1e-3, config: CollisionConf
         if part.name not in obstacles or not part.collision:
             continue
         result = _cut(original[part.name], list(obstacles[part.name].values()), paths[part.name], margin, cfg,
-                      f"part {part.name!r} collision: ", warnings)
+                      f"part {part.name!r} collision: ", warnings, strict)
         if result:
             cuts[part.name] = result
         elif result is not None:

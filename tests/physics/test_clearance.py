@@ -180,7 +180,7 @@ def test_a_door_swing_past_an_overhanging_top_is_cleared() -> None:
 
 def _capped_bottle(round_cap: bool) -> tuple[Asset, list[np.ndarray]]:
     """A bottle whose single coarse hull fills the space round its neck, and a cap over the neck (a round ring, or
-    a square one) whose collision is six convex pieces, each the hull of one sixth of the ring: their flat inner
+    a rim one) whose collision is six convex pieces, each the hull of one sixth of the ring: their flat inner
     faces cut into the neck by about 2 mm. Returns the asset with a continuous joint about the neck and the pieces."""
     from seed3d.synth.primitives import cylinder, union
 
@@ -213,9 +213,9 @@ def _turned_overlap(asset: Asset, pieces: list[np.ndarray], degrees: float) -> f
     return max(penetration_bound(h.vertices, p @ turn.T) for h in asset.part("body").collision for p in pieces)
 
 
-def test_a_round_cap_is_cleared_over_a_full_turn_and_a_square_one_only_at_rest() -> None:
+def test_a_round_cap_is_cleared_over_a_full_turn_and_a_rim_one_only_at_rest() -> None:
     """The cap's pieces turn into each other's gaps: cutting the body round them at rest leaves it in their way
-    a few degrees on. A round cap spins onto itself, so the body is cut round its whole turn; a square one would
+    a few degrees on. A round cap spins onto itself, so the body is cut round its whole turn; a rim one would
     sweep new space, so only its rest pose is cut and turning it still meets the body."""
     from seed3d.physics.collision import CONTACT_DEPTH
 
@@ -224,10 +224,10 @@ def test_a_round_cap_is_cleared_over_a_full_turn_and_a_square_one_only_at_rest()
     cleared = clear_moving_parts(asset, margin=1e-3)
     for degrees in (0.0, 7.0, 20.0, 33.0, 45.0):
         assert _turned_overlap(cleared, pieces, degrees) <= CONTACT_DEPTH
-    square, square_pieces = _capped_bottle(round_cap=False)
-    cut = clear_moving_parts(square, margin=1e-3)
-    assert _turned_overlap(cut, square_pieces, 0.0) <= CONTACT_DEPTH
-    assert _turned_overlap(cut, square_pieces, 20.0) > CONTACT_DEPTH
+    rim, rim_pieces = _capped_bottle(round_cap=False)
+    cut = clear_moving_parts(rim, margin=1e-3)
+    assert _turned_overlap(cut, rim_pieces, 0.0) <= CONTACT_DEPTH
+    assert _turned_overlap(cut, rim_pieces, 20.0) > CONTACT_DEPTH
 
 
 def test_a_spinning_part_without_collision_hulls_cuts_nothing() -> None:
@@ -236,3 +236,48 @@ def test_a_spinning_part_without_collision_hulls_cuts_nothing() -> None:
     cleared = clear_moving_parts(asset, margin=1e-3)
     assert np.allclose(cleared.part("body").collision[0].vertices, asset.part("body").collision[0].vertices)
     assert cleared.metadata["physics"]["clearance"]["parts"] == {}
+
+
+def test_a_turntable_is_cleared_over_its_whole_turn_not_only_to_contact_depth() -> None:
+    """The joint hulls standing for a full turn dip under the true sweep between poses (by up to half the margin);
+    a wall that overlaps them by less than ``CONTACT_DEPTH`` was left as 'contact', so the turning tray met it by
+    nearly 1 mm and the spin check took the turntable for a revolute joint. On a full turn every overlap is cut."""
+    from seed3d.physics import collision
+    from seed3d.physics.collision import CONTACT_DEPTH
+    from seed3d.synth.primitives import cylinder
+
+    radius, margin = 0.14, 1e-3
+    tray = cylinder(radius, 0.006, segments=192, at=(0.0, 0.0, 0.1))
+    # a hull with one corner out at the tray's rim: the turn's joint hulls dip deepest under that corner's circle
+    rim = np.array([(x, y, z) for x, y in ((radius, 0.0), (-0.02, -0.02), (-0.02, 0.02)) for z in (0.1, 0.106)])
+    joint = Joint("turntable_spin", "continuous", "body", "turntable", origin=np.zeros(3),
+                  axis=np.array([0.0, 0.0, 1.0]))
+    swept = collision._paths(joint, [rim], margin)
+    # the direction in which the joint hulls dip deepest under the circle the rim's corners sweep
+    angles = np.radians(np.arange(0.0, 360.0, 0.05))
+    reach = np.array([max(float((p[:, :2] @ [math.cos(a), math.sin(a)]).max()) for p in swept) for a in angles])
+    a = float(angles[int(reach.argmin())])
+    assert radius - reach.min() > 0.3 * margin  # the joint hulls fall short of the true sweep there
+    depth = 0.6 * CONTACT_DEPTH  # the wall overlaps the joint hulls by less than contact depth
+    u, v = np.array([math.cos(a), math.sin(a), 0.0]), np.array([-math.sin(a), math.cos(a), 0.0])
+    near = reach.min() - depth
+    wall = np.array([c + s * 0.05 * v + z for c in (near * u, (near + 0.05) * u) for s in (-1, 1)
+                     for z in ((0, 0, 0.09), (0, 0, 0.12))])
+    hull = geo.convex_hull(wall)
+    assert hull is not None
+    body = Part("body", Mesh(*hull), label="body", collision=[Mesh(*hull)])
+    turntable = Part("turntable", tray, label="tray", collision=[Mesh(*geo.convex_hull(rim))])
+    asset = Asset("oven", [body, turntable], [joint])
+
+    def worst(cleared: Asset) -> float:
+        """Deepest overlap of the tray's hull, turned in 0.25° steps, with the body's hulls."""
+        out = -np.inf
+        for t in np.radians(np.arange(0.0, 360.0, 0.25)):
+            c, s = math.cos(t), math.sin(t)
+            turned = rim @ np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]).T
+            out = max(out, max(penetration_bound(turned, h.vertices) for h in cleared.part("body").collision))
+        return out
+
+    assert worst(asset) > CONTACT_DEPTH  # as built, the turning rim runs into the wall
+    # an upper bound on the overlap (no edge-edge axes): the spin check, which counts 0.5 mm, sees none
+    assert worst(clear_moving_parts(asset, margin=margin)) <= 0.5 * CONTACT_DEPTH
