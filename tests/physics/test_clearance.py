@@ -180,7 +180,7 @@ def test_a_door_swing_past_an_overhanging_top_is_cleared() -> None:
 
 def _capped_bottle(round_cap: bool) -> tuple[Asset, list[np.ndarray]]:
     """A bottle whose single coarse hull fills the space round its neck, and a cap over the neck (a round ring, or
-    a rim one) whose collision is six convex pieces, each the hull of one sixth of the ring: their flat inner
+    a square one) whose collision is six convex pieces, each the hull of one sixth of the ring: their flat inner
     faces cut into the neck by about 2 mm. Returns the asset with a continuous joint about the neck and the pieces."""
     from seed3d.synth.primitives import cylinder, union
 
@@ -213,9 +213,9 @@ def _turned_overlap(asset: Asset, pieces: list[np.ndarray], degrees: float) -> f
     return max(penetration_bound(h.vertices, p @ turn.T) for h in asset.part("body").collision for p in pieces)
 
 
-def test_a_round_cap_is_cleared_over_a_full_turn_and_a_rim_one_only_at_rest() -> None:
+def test_a_round_cap_is_cleared_over_a_full_turn_and_a_square_one_only_at_rest() -> None:
     """The cap's pieces turn into each other's gaps: cutting the body round them at rest leaves it in their way
-    a few degrees on. A round cap spins onto itself, so the body is cut round its whole turn; a rim one would
+    a few degrees on. A round cap spins onto itself, so the body is cut round its whole turn; a square one would
     sweep new space, so only its rest pose is cut and turning it still meets the body."""
     from seed3d.physics.collision import CONTACT_DEPTH
 
@@ -224,10 +224,10 @@ def test_a_round_cap_is_cleared_over_a_full_turn_and_a_rim_one_only_at_rest() ->
     cleared = clear_moving_parts(asset, margin=1e-3)
     for degrees in (0.0, 7.0, 20.0, 33.0, 45.0):
         assert _turned_overlap(cleared, pieces, degrees) <= CONTACT_DEPTH
-    rim, rim_pieces = _capped_bottle(round_cap=False)
-    cut = clear_moving_parts(rim, margin=1e-3)
-    assert _turned_overlap(cut, rim_pieces, 0.0) <= CONTACT_DEPTH
-    assert _turned_overlap(cut, rim_pieces, 20.0) > CONTACT_DEPTH
+    square, square_pieces = _capped_bottle(round_cap=False)
+    cut = clear_moving_parts(square, margin=1e-3)
+    assert _turned_overlap(cut, square_pieces, 0.0) <= CONTACT_DEPTH
+    assert _turned_overlap(cut, square_pieces, 20.0) > CONTACT_DEPTH
 
 
 def test_a_spinning_part_without_collision_hulls_cuts_nothing() -> None:
@@ -267,7 +267,7 @@ def test_a_turntable_is_cleared_over_its_whole_turn_not_only_to_contact_depth() 
     assert hull is not None
     body = Part("body", Mesh(*hull), label="body", collision=[Mesh(*hull)])
     turntable = Part("turntable", tray, label="tray", collision=[Mesh(*geo.convex_hull(rim))])
-    asset = Asset("oven", [body, turntable], [joint])
+    asset = Asset("microwave", [body, turntable], [joint])
 
     def worst(cleared: Asset) -> float:
         """Deepest overlap of the tray's hull, turned in 0.25° steps, with the body's hulls."""
