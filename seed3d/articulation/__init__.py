@@ -32,8 +32,9 @@ from typing import Any
 import numpy as np
 
 from seed3d.articulation._geometry import unit
-from seed3d.articulation.candidates import Analysis, AnalysisConfig, Candidate, Contact, Shape
+from seed3d.articulation.candidates import FLUSH, Analysis, AnalysisConfig, Candidate, Contact, Shape
 from seed3d.articulation.infer import (
+    MOVING_PANELS,
     Decision,
     PartContext,
     Reasoner,
@@ -65,6 +66,9 @@ from seed3d.typed import ProgressCallback
 logger = logging.getLogger(__name__)
 
 
+#: Passes after the first that glue pieces of one panel found blocking each other (``glue_split_panels``).
+SPLIT_PASSES = 2
+
 _SUFFIX = {"fixed": "mount", "hinge": "hinge", "lid": "hinge", "stiff": "hinge", "slide": "slide",
            "button": "press", "spin": "spin", "wheel": "spin", "drum": "spin", "swivel": "swivel", "lever": "pivot"}
 
@@ -89,7 +93,14 @@ class ArticulationConfig:
     """Effort limits are at least this many times the gravity torque (force) of the moving subtree."""
     hold_margin: float = 2.0
     """Joints that hold their pose by friction alone (the ``stiff`` preset: lamp arms, shades) get at least this
-    many times the gravity torque of their moving subtree at rest as joint friction."""
+    many times the largest gravity torque (force) of their moving subtree in any pose as joint friction; other
+    revolute and prismatic joints this many times the one at rest (a door hinged along its top edge hangs)."""
+    glue: list[tuple[str, str]] = field(default_factory=list)
+    """Pairs of parts that are one piece whatever their labels (a door cut in two): the second is fixed to the
+    first, or the other way round when the tree grows so, and the joint sees both as one part."""
+    glue_split_panels: bool = True
+    """When a moving panel (door, drawer, lid, screen) is blocked at rest by a piece of a panel with its label
+    that it touches, glue the two and articulate again: the segmenter cut one panel in two."""
     clearance: float | None = 1e-3
     """Gap (m) the collision hulls keep from the parts that move against them, cut once the joints are decided
     and before their limits are swept (``seed3d.physics.collision.clear_moving_parts``); None leaves the hulls
@@ -237,6 +248,146 @@ def _motion(d: Decision, value: float) -> np.ndarray:
     return joint_motion(d.type, d.axis, d.origin, value)
 
 
+@dataclass
+class _Pass:
+    """What one pass of steps 2-5 made."""
+
+    work: Asset
+    """The parts, their hulls cleared."""
+    joints: list[Joint]
+    notes: dict[str, dict[str, Any]]
+    root: str
+    order: list[str]
+    split: list[tuple[str, str]]
+    """(moving panel, piece): a panel blocked at rest by a piece of one with its label that it touches."""
+    blocked: list[str]
+    """Moving panels (doors, drawers, lids, screens) fixed because their sweep found no free range."""
+    glue: list[tuple[str, str]]
+    """The pairs this pass glued."""
+
+
+def _pieces(parents: dict[str, str], glue: list[tuple[str, str]]) -> dict[str, str]:
+    """Glued piece -> the part that carries it (the one the joint moves), for the parts the ``glue`` pairs join:
+    each set of glued parts hangs from one of them, which the tree put on top."""
+    cluster = {n: {n} for pair in glue for n in pair}
+    for a, b in glue:
+        if cluster[a] is not cluster[b]:
+            merged = cluster[a] | cluster[b]
+            for n in merged:
+                cluster[n] = merged
+    out: dict[str, str] = {}
+    for n, members in cluster.items():
+        top = n
+        while parents.get(top) in members:
+            top = parents[top]
+        if top != n:
+            out[n] = top
+    return out
+
+
+def _blocking_piece(work: Asset, analysis: Analysis, parents: dict[str, str], name: str,
+                    sweep: SweepResult) -> str | None:
+    """The piece of another panel with ``name``'s label that stops ``name``'s sweep at rest and touches it
+    (the piece itself, or the handle or glass glued to it), else None."""
+    label = work.part(name).label
+    below = set(subtree(parents, name))
+    names = {p.name for p in work.parts}
+    for hit in (sweep.upper_hit, sweep.lower_hit):
+        if hit is None or hit[1] not in names:  # free that way, or stopped by the ground
+            continue
+        other = hit[1]
+        piece = other if work.part(other).label == label else parents.get(other)
+        if piece is None or piece in below or work.part(piece).label != label:
+            continue
+        contact = analysis.contact(name, piece)
+        if contact is not None and contact.kind == FLUSH:
+            return piece
+    return None
+
+
+def _one_pass(work: Asset, analysis: Analysis, reasoner: Reasoner, cfg: ArticulationConfig,
+              glue: list[tuple[str, str]], tree: tuple[str, dict[str, str]] | None,
+              report: ProgressCallback) -> _Pass:
+    """Steps 2-5 on prepared parts: the tree (``tree`` when given, else inferred with the ``glue`` pairs as one
+    piece each), the reasoner's decisions, the cleared hulls and the swept limits."""
+    root, parents = tree if tree is not None else (choose_root(work, analysis), {})
+    if tree is None:
+        parents = build_tree(work, analysis, root, glue)
+    pieces = _pieces(parents, glue)
+    order = _order(root, parents)
+    joints: list[Joint] = []
+    notes: dict[str, dict[str, Any]] = {}
+    with CollisionScene(work, ground=cfg.limits.ground) as scene:
+        decisions: dict[str, Decision] = {}
+        for i, name in enumerate(order[1:]):
+            report(0.15 * i / max(len(order) - 1, 1), f"joint of {name}")
+            par = parents[name]
+            contact = analysis.contact(name, par)
+            notes[name] = {"candidates": len(analysis.candidates(name, par)),
+                           "contact": None if contact is None else contact.summary()}
+            if name in pieces:
+                decisions[name] = Decision("fixed", np.array([0.0, 0.0, 1.0]), analysis.shape(name).box.centre,
+                                           reason=f"a piece of {par} (the two blocked each other apart): glued on")
+                continue
+            partners = [k for k, v in pieces.items() if v == name]
+            ctx = PartContext(
+                name=name, label=work.part(name).label, parent=par, parent_label=work.part(par).label,
+                shape=analysis.union_shape(name, partners), parent_shape=analysis.shape(par), contact=contact,
+                candidates=analysis.candidates(name, par),
+                children=[(c, work.part(c).label) for c, p in parents.items()
+                          if (p == name or p in partners) and c not in partners],
+                moving=subtree(parents, name), analysis=analysis, scene=scene, parent_decision=decisions.get(par))
+            decisions[name] = reasoner.decide(ctx)
+    if cfg.clearance is not None:
+        report(0.6, "clearing collision hulls around moving parts")
+        work = _cleared(work, parents, decisions, cfg, cfg.clearance)
+    split: list[tuple[str, str]] = []
+    blocked: list[str] = []
+    with CollisionScene(work, ground=cfg.limits.ground) as scene:
+        for i, name in enumerate(order[1:]):
+            report(0.6 + 0.4 * i / max(len(order) - 1, 1), f"limits of {name}")
+            d, lower, upper, sweep, note = _limits(work, scene, parents, name, decisions[name], cfg)
+            bounded = d.type in ("revolute", "prismatic")
+            overlap = max((v for (_, other), v in scene.depths(subtree(parents, name), ground=False).items()
+                           if other == parents[name]), default=0.0) if bounded else 0.0
+            if bounded and (upper - lower <= 1e-9 or overlap > cfg.limits.rest_overlap):
+                # the sweep leaves no free range (the part is blocked at rest), or the part sits inside its parent:
+                # a joint that cannot move, or cannot be checked moving, is fixed
+                note = (note + "; " if note else "") + (
+                    "no free range in the sweep: fixed instead" if upper - lower <= 1e-9 else
+                    f"overlaps {parents[name]} by {overlap * 1000:.1f} mm at rest: fixed instead")
+                if upper - lower <= 1e-9 and work.part(name).label in MOVING_PANELS:
+                    blocked.append(name)
+                    piece = _blocking_piece(work, analysis, parents, name, sweep)
+                    if piece is not None and (piece, name) not in split:
+                        split.append((name, piece))
+                d = Decision("fixed", d.axis, d.origin, d.candidate, "", "fixed", d.reason + "; " + note)
+                lower = upper = 0.0
+            preset = dict(JOINT_PRESETS.get(d.preset, JOINT_PRESETS["fixed"]))
+            if d.type != "fixed":
+                mass, com = _subtree_mass(work, subtree(parents, name))
+                axis = unit(d.axis)
+                if d.type == "prismatic":
+                    load = rest = mass * 9.81 * abs(float(axis[2]))
+                else:
+                    rel = com - d.origin
+                    load = mass * 9.81 * float(np.linalg.norm(rel - (rel @ axis) * axis))
+                    rest = mass * 9.81 * abs(float(axis @ np.cross(rel, [0.0, 0.0, -1.0])))
+                preset["effort"] = max(preset["effort"], cfg.effort_margin * load)
+                if d.preset == "stiff":
+                    preset["friction"] = max(preset["friction"], cfg.hold_margin * load)
+                elif d.type != "continuous":
+                    preset["friction"] = max(preset["friction"], cfg.hold_margin * rest)
+            jname = f"{name}_{_SUFFIX.get(d.preset, 'joint')}"
+            joints.append(Joint(jname, d.type, parents[name], name, origin=d.origin, axis=d.axis, lower=lower,
+                                upper=upper, **preset))
+            cand = None if d.candidate is None else analysis.candidates(name, parents[name])[d.candidate].source
+            notes[name].update({"joint": jname, "type": d.type, "reason": d.reason, "candidate": d.candidate,
+                                "candidate_source": cand, "limit_prior": d.limits or None, "preset": d.preset,
+                                "sweep": sweep.to_dict(), "note": note or None})
+    return _Pass(work, joints, notes, root, order, split, blocked, glue)
+
+
 def articulate(asset: Asset, reasoner: Reasoner | None = None, config: ArticulationConfig | None = None,
                progress: ProgressCallback | None = None) -> Asset:
     """A copy of ``asset`` with an inferred joint tree, limits, damping/friction and physical properties.
@@ -259,68 +410,33 @@ def articulate(asset: Asset, reasoner: Reasoner | None = None, config: Articulat
     work = prepare(work, cfg.physics, progress=lambda f, m: report(0.3 * f, m))
     analysis = Analysis(work, cfg.analysis)
     report(0.3, "grouping parts")
-    if cfg.keep_tree:
-        root, parents = _tree_from_joints(asset)
-    else:
-        root = choose_root(work, analysis)
-        parents = build_tree(work, analysis, root)
-    order = _order(root, parents)
-    joints: list[Joint] = []
-    notes: dict[str, dict[str, Any]] = {}
-    with CollisionScene(work, ground=cfg.limits.ground) as scene:
-        decisions: dict[str, Decision] = {}
-        for i, name in enumerate(order[1:]):
-            report(0.4 + 0.3 * i / max(len(order) - 1, 1), f"joint of {name}")
-            par = parents[name]
-            ctx = PartContext(
-                name=name, label=work.part(name).label, parent=par, parent_label=work.part(par).label,
-                shape=analysis.shape(name), parent_shape=analysis.shape(par), contact=analysis.contact(name, par),
-                candidates=analysis.candidates(name, par),
-                children=[(c, work.part(c).label) for c, p in parents.items() if p == name],
-                moving=subtree(parents, name), analysis=analysis, scene=scene, parent_decision=decisions.get(par))
-            decisions[name] = reasoner.decide(ctx)
-            notes[name] = {"candidates": len(ctx.candidates),
-                           "contact": None if ctx.contact is None else ctx.contact.summary()}
-    if cfg.clearance is not None:
-        report(0.7, "clearing collision hulls around moving parts")
-        work = _cleared(work, parents, decisions, cfg, cfg.clearance)
-    with CollisionScene(work, ground=cfg.limits.ground) as scene:
-        for i, name in enumerate(order[1:]):
-            report(0.72 + 0.28 * i / max(len(order) - 1, 1), f"limits of {name}")
-            d, lower, upper, sweep, note = _limits(work, scene, parents, name, decisions[name], cfg)
-            bounded = d.type in ("revolute", "prismatic")
-            overlap = max((v for (_, other), v in scene.depths(subtree(parents, name), ground=False).items()
-                           if other == parents[name]), default=0.0) if bounded else 0.0
-            if bounded and (upper - lower <= 1e-9 or overlap > cfg.limits.rest_overlap):
-                # the sweep leaves no free range (the part is blocked at rest), or the part sits inside its parent:
-                # a joint that cannot move, or cannot be checked moving, is fixed
-                note = (note + "; " if note else "") + (
-                    "no free range in the sweep: fixed instead" if upper - lower <= 1e-9 else
-                    f"overlaps {parents[name]} by {overlap * 1000:.1f} mm at rest: fixed instead")
-                d = Decision("fixed", d.axis, d.origin, d.candidate, "", "fixed", d.reason + "; " + note)
-                lower = upper = 0.0
-            preset = dict(JOINT_PRESETS.get(d.preset, JOINT_PRESETS["fixed"]))
-            if d.type != "fixed":
-                mass, com = _subtree_mass(work, subtree(parents, name))
-                if d.type == "prismatic":
-                    load = mass * 9.81 * abs(float(unit(d.axis)[2]))
-                else:
-                    rel = com - d.origin
-                    load = mass * 9.81 * float(np.linalg.norm(rel - (rel @ d.axis) * d.axis))
-                preset["effort"] = max(preset["effort"], cfg.effort_margin * load)
-                if d.preset == "stiff":
-                    preset["friction"] = max(preset["friction"], cfg.hold_margin * load)
-            jname = f"{name}_{_SUFFIX.get(d.preset, 'joint')}"
-            joints.append(Joint(jname, d.type, parents[name], name, origin=d.origin, axis=d.axis, lower=lower,
-                                upper=upper, **preset))
-            cand = None if d.candidate is None else analysis.candidates(name, parents[name])[d.candidate].source
-            notes[name].update({"joint": jname, "type": d.type, "reason": d.reason, "candidate": d.candidate,
-                                "candidate_source": cand, "limit_prior": d.limits or None, "preset": d.preset,
-                                "sweep": sweep.to_dict(), "note": note or None})
+    tree = _tree_from_joints(asset) if cfg.keep_tree else None
+    glue = [] if tree is not None else [(str(a), str(b)) for a, b in cfg.glue]
+    found = _one_pass(work, analysis, reasoner, cfg, glue, tree, lambda f, m: report(0.3 + 0.6 * f, m))
+    best = found
+    for k in range(SPLIT_PASSES if cfg.glue_split_panels and tree is None else 0):
+        # a moving panel blocked at rest by a piece of one with its label that it touches: the segmenter cut one
+        # door (drawer, lid) in pieces that swing into each other; glued, they move as one. The pass that leaves
+        # the fewest panels blocked wins (the first on a tie): a glued piece can block its panel elsewhere
+        new = [g for g in found.split if g not in glue and g[::-1] not in glue]
+        if not new:
+            break
+        glue = [*glue, *new]
+        logger.info("%s: pieces of one panel %s glued; articulating again", asset.name, new)
+        lo = 0.9 + 0.1 * k / SPLIT_PASSES
+        found = _one_pass(work, analysis, reasoner, cfg, glue, None,
+                          lambda f, m, lo=lo: report(lo + 0.1 / SPLIT_PASSES * f, m))
+        if len(found.blocked) < len(best.blocked):
+            best = found
+    found = best
+    glue = found.glue
+    work, joints, notes, root, order = found.work, found.joints, found.notes, found.root, found.order
     meta = {k: v for k, v in work.metadata.items() if k != "articulation"}
     meta["articulation"] = {"reasoner": getattr(reasoner, "name", type(reasoner).__name__), "root": root,
                             "seconds": round(time.perf_counter() - start, 3),
                             "parts": {n: notes[n] for n in order[1:]}}
+    if glue:
+        meta["articulation"]["glued"] = [list(g) for g in glue]
     out = Asset(work.name, work.parts, joints, meta, joints_known=True)
     report(1.0, "articulated")
     logger.info("%s: %d joints (%d movable) in %.1f s", out.name, len(joints),

@@ -17,6 +17,7 @@ plus the mesh vertices, so sharp corners are not missed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,7 +39,7 @@ from seed3d.articulation._geometry import (
     symmetry_error,
     unit,
 )
-from seed3d.asset import Asset, Part
+from seed3d.asset import Asset, Mesh, Part
 from seed3d.typed import FloatArray
 
 #: Contact classes.
@@ -196,6 +197,16 @@ class Analysis:
         if name not in self._shapes:
             self._shapes[name] = self._make_shape(self._parts[name])
         return self._shapes[name]
+
+    def union_shape(self, name: str, others: Sequence[str]) -> Shape:
+        """The ``Shape`` of part ``name`` together with ``others`` (pieces of it glued on), under its name and label."""
+        if not others:
+            return self.shape(name)
+        key = "+".join([name, *sorted(others)])
+        if key not in self._shapes:
+            mesh = Mesh.concatenate([self._parts[n].mesh for n in (name, *others)])
+            self._shapes[key] = self._make_shape(Part(name, mesh, label=self._parts[name].label))
+        return self._shapes[key]
 
     def _make_shape(self, part: Part) -> Shape:
         cfg = self.config

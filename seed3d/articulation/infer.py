@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -124,13 +124,25 @@ def _may_glue(labels: list[str]) -> bool:
     return "knob" not in labels or any(lab in MOVING_PANELS for lab in labels)
 
 
-def rigid_groups(asset: Asset, analysis: Analysis) -> dict[str, int]:
+def rigid_groups(asset: Asset, analysis: Analysis, glue: Sequence[tuple[str, str]] = ()) -> dict[str, int]:
     """Group id per part: parts in flush contact (glued, screwed, resting) form one rigid group, unless that
-    would glue a part whose label always moves to its host (``_may_glue``)."""
+    would glue a part whose label always moves to its host (``_may_glue``).
+
+    ``glue``: pairs of parts that are one piece whatever their labels (two pieces of one door cut apart); such a
+    pair counts as one part with the first one's label."""
     names = [p.name for p in asset.parts]
     labels = {p.name: p.label for p in asset.parts}
     members = {n: [n] for n in names}
     owner = {n: n for n in names}
+    kinds = {n: [labels[n]] for n in names}  # the labels a group counts, a glued pair once
+    for a, b in glue:
+        ra, rb = owner[a], owner[b]
+        if ra == rb:
+            continue
+        for m in members[rb]:
+            owner[m] = ra
+        members[ra] += members.pop(rb)
+        kinds.pop(rb)
     pairs = []
     for i, a in enumerate(names):
         for b in names[i + 1:]:
@@ -141,11 +153,12 @@ def rigid_groups(asset: Asset, analysis: Analysis) -> dict[str, int]:
                 pairs.append((-c.score, i, a, b))
     for _, _, a, b in sorted(pairs):  # strongest glue first
         ra, rb = owner[a], owner[b]
-        if ra == rb or not _may_glue([labels[m] for m in members[ra] + members[rb]]):
+        if ra == rb or not _may_glue(kinds[ra] + kinds[rb]):
             continue
         for m in members[rb]:
             owner[m] = ra
         members[ra] += members.pop(rb)
+        kinds[ra] += kinds.pop(rb)
     return {n: names.index(owner[n]) for n in names}
 
 
@@ -173,18 +186,19 @@ def _grow(members: list[str], start: str, weight: Callable[[str, str], float], h
     return parents
 
 
-def build_tree(asset: Asset, analysis: Analysis, root: str) -> dict[str, str]:
+def build_tree(asset: Asset, analysis: Analysis, root: str, glue: Sequence[tuple[str, str]] = ()) -> dict[str, str]:
     """Parent of every part but the root (see the module docstring).
 
-    Parts glued together (``rigid_groups``) move as one: the groups form a tree grown from the root's group by
-    the strongest contact between them; a group hangs from its parent group through its head, where the joint
-    is: a member that always moves (the door of a door with its handle), else the member that comes closest
-    (the arm of an arm with its counterweight); the other members hang from the member they are glued to most
-    strongly.
+    Parts glued together (``rigid_groups``, with the ``glue`` pairs) move as one: the groups form a tree grown
+    from the root's group by the strongest contact between them; a group hangs from its parent group through its
+    head, where the joint is: a member that always moves (the door of a door with its handle), else the member
+    that comes closest (the arm of an arm with its counterweight); the other members hang from the member they
+    are glued to most strongly.
     """
     names = [p.name for p in asset.parts]
     labels = {p.name: p.label for p in asset.parts}
-    gid = rigid_groups(asset, analysis)
+    gid = rigid_groups(asset, analysis, glue)
+    glued = {n for pair in glue for n in pair}
     groups: dict[int, list[str]] = {}
     for n in names:
         groups.setdefault(gid[n], []).append(n)
@@ -254,6 +268,9 @@ def build_tree(asset: Asset, analysis: Analysis, root: str) -> dict[str, str]:
                 gap = {a: min(analysis.distance(a, b) for b in groups[h] if host_ok(b)) for a in touching}
                 closest = min(gap.values())
                 near = [a for a in touching if gap[a] <= closest + 0.0005]
+                pieces = [a for a in touching if a in glued]
+                if pieces:  # pieces of one panel: the largest carries the joint (the others are cut-off strips)
+                    near = [max(pieces, key=lambda a: (volume(a), -names.index(a)))]
                 head = max(near, key=lambda a: (max(_edge_weight(analysis, a, b) for b in groups[h] if host_ok(b)),
                                                 volume(a), -names.index(a)))
                 host = max((b for b in groups[h] if host_ok(b)),

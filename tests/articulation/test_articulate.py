@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
@@ -382,3 +383,29 @@ def test_a_drawer_whose_handle_grazes_the_door_above_runs_in_the_body() -> None:
     slide, hinge = _joint(asset, "drawer"), _joint(asset, "door")
     assert slide.parent == "body" and slide.type == "prismatic" and slide.unit_axis @ np.array([1.0, 0, 0]) > 0.99
     assert hinge.parent == "body" and hinge.type == "revolute"
+
+
+def test_a_door_cut_in_two_pieces_is_glued_into_one_and_hinged() -> None:
+    """The segmenter can cut one door into two door pieces. Hinged apart, the piece without the handle swings on
+    its outer edge into the strip that carries the handle and is blocked at rest; the two are glued into one
+    door hinged on the edge away from the handle, the strip fixed on it."""
+    body = small_cabinet().part("body")
+    front = DOOR[0] + 0.05  # a thick door: its back edge swings 4 mm past its outer edge's line at first
+    big = box([DOOR[0], -0.245, 0.05], [front, 0.12, 0.55])
+    strip = box([DOOR[0], 0.12, 0.05], [front, 0.245, 0.55])
+    handle = box([front, 0.17, 0.25], [front + 0.02, 0.19, 0.35])
+    cut = Asset("cut_door", [body, Part("door", big, "door", collision=[big]),
+                             Part("door_strip", strip, "door", collision=[strip]),
+                             Part("door_handle", handle, "handle", collision=[handle])], joints_known=False)
+    apart = articulate(cut, config=dataclasses.replace(FAST, glue_split_panels=False))
+    assert _joint(apart, "door").type == "fixed"  # blocked by the strip: what the gluing mends
+    pred = articulate(cut, config=FAST)
+    assert pred.metadata["articulation"]["glued"] == [["door", "door_strip"]]
+    hinge = _joint(pred, "door")
+    assert hinge.type == "revolute" and hinge.parent == "body" and hinge.unit_axis[2] < 0  # -Y edge, opens to +X
+    assert line_distance(hinge.origin, hinge.axis, [front, -0.245, 0.0], [0, 0, 1]) < 1e-3
+    assert hinge.upper == pytest.approx(math.radians(110))
+    assert _joint(pred, "door_strip").type == "fixed" and _joint(pred, "door_strip").parent == "door"
+    assert _joint(pred, "door_handle").type == "fixed"
+    moved = joint_motion(hinge.type, hinge.axis, hinge.origin, math.radians(90))
+    assert moved[:3, :3] @ np.array([0.0, 1.0, 0.0]) @ np.array([1.0, 0.0, 0.0]) > 0.99  # the handle side comes out
