@@ -409,3 +409,27 @@ def test_a_door_cut_in_two_pieces_is_glued_into_one_and_hinged() -> None:
     assert _joint(pred, "door_handle").type == "fixed"
     moved = joint_motion(hinge.type, hinge.axis, hinge.origin, math.radians(90))
     assert moved[:3, :3] @ np.array([0.0, 1.0, 0.0]) @ np.array([1.0, 0.0, 0.0]) > 0.99  # the handle side comes out
+
+
+def test_a_door_hinged_along_its_top_edge_stays_shut_at_rest(tmp_path: Path) -> None:
+    """A thick door whose handle is at its bottom edge hinges along its top edge, on its outer face, so its centre
+    of mass hangs behind the hinge line and gravity swings it open by ~0.1 rad unless its joint friction holds it:
+    the friction is at least ``hold_margin`` times the gravity torque at rest, and it rests in both engines."""
+    body = small_cabinet().part("body")
+    front = DOOR[0] + 0.05
+    door = box([DOOR[0], -0.245, 0.05], [front, 0.245, 0.55])
+    handle = box([front, -0.05, 0.07], [front + 0.02, 0.05, 0.09])
+    asset = articulate(Asset("flap", [body, Part("door", door, "door", collision=[door]),
+                                      Part("door_handle", handle, "handle", collision=[handle])],
+                             joints_known=False), config=FAST)
+    hinge = _joint(asset, "door")
+    assert hinge.type == "revolute" and abs(hinge.unit_axis[1]) > 0.99 and hinge.origin[2] == pytest.approx(0.55)
+    mass = sum(asset.part(n).inertial.mass for n in ("door", "door_handle"))  # type: ignore[union-attr]
+    com = sum(asset.part(n).inertial.mass * asset.part(n).inertial.com  # type: ignore[union-attr]
+              for n in ("door", "door_handle")) / mass
+    torque = abs(float(hinge.unit_axis @ np.cross(com - hinge.origin, [0.0, 0.0, -9.81 * mass])))
+    assert torque > 0.5 and hinge.friction >= FAST.hold_margin * torque - 1e-9
+    root = asset.save(tmp_path / asset.name)
+    export_asset(asset, root, ("urdf", "mjcf"))
+    report = validate_path(root)
+    assert report.passed, [f"{c.name}: {c.message}" for c in report.failures]
