@@ -14,7 +14,11 @@
    over the widest range its sweep will try (a coarse decomposition of a cabinet body fills its drawer
    cavities; ``ArticulationConfig.clearance``, ``seed3d.physics.collision.clear_moving_parts``);
 5. fits limits with a collision-checked sweep of those hulls in PyBullet, capped by priors per kind of part
-   (``limits``), and sets damping / friction presets so parts stay where they are put.
+   (``limits``), and sets damping / friction presets so parts stay where they are put (joint friction at least
+   ``hold_margin`` times the gravity torque at rest);
+6. when a moving panel's sweep finds it blocked at rest by a piece with its label that it touches (one door the
+   segmenter cut in two), glues the two into one part of the tree and redoes steps 2-5 (``glue_split_panels``:
+   at most ``SPLIT_PASSES`` more passes; the pass that leaves the fewest panels blocked is kept).
 
 It works the same on ground-truth parts (synthetic assets with their joints stripped, ``strip_joints``) and on
 parts a segmenter predicts. ``metadata["articulation"]`` records, per joint, the reason, the candidate used,
@@ -90,7 +94,8 @@ class ArticulationConfig:
     check_spin: bool = True
     """Turn every continuous joint a full turn; one that collides becomes a revolute joint over its free range."""
     effort_margin: float = 3.0
-    """Effort limits are at least this many times the gravity torque (force) of the moving subtree."""
+    """Effort limits are at least this many times the gravity torque (force) of the moving subtree, plus the
+    joint's friction."""
     hold_margin: float = 2.0
     """Joints that hold their pose by friction alone (the ``stiff`` preset: lamp arms, shades) get at least this
     many times the largest gravity torque (force) of their moving subtree in any pose as joint friction; other
@@ -373,11 +378,12 @@ def _one_pass(work: Asset, analysis: Analysis, reasoner: Reasoner, cfg: Articula
                     rel = com - d.origin
                     load = mass * 9.81 * float(np.linalg.norm(rel - (rel @ axis) * axis))
                     rest = mass * 9.81 * abs(float(axis @ np.cross(rel, [0.0, 0.0, -1.0])))
-                preset["effort"] = max(preset["effort"], cfg.effort_margin * load)
                 if d.preset == "stiff":
                     preset["friction"] = max(preset["friction"], cfg.hold_margin * load)
                 elif d.type != "continuous":
                     preset["friction"] = max(preset["friction"], cfg.hold_margin * rest)
+                # a drive lifts the part against gravity and the joint's own friction
+                preset["effort"] = max(preset["effort"], cfg.effort_margin * load + preset["friction"])
             jname = f"{name}_{_SUFFIX.get(d.preset, 'joint')}"
             joints.append(Joint(jname, d.type, parents[name], name, origin=d.origin, axis=d.axis, lower=lower,
                                 upper=upper, **preset))

@@ -433,3 +433,27 @@ def test_a_door_hinged_along_its_top_edge_stays_shut_at_rest(tmp_path: Path) -> 
     export_asset(asset, root, ("urdf", "mjcf"))
     report = validate_path(root)
     assert report.passed, [f"{c.name}: {c.message}" for c in report.failures]
+
+
+def test_a_heavy_panel_held_shut_by_friction_can_still_be_driven_open(tmp_path: Path) -> None:
+    """A 14 kg slab labelled door lying on a box (a cabinet's top the segmenter calls a door) hinges along an edge
+    of its outer (top) face, its centre of mass under the hinge line: at rest it weighs on the hinge with its full
+    gravity torque, so its friction is twice that torque. The effort limit covers the lift and the friction: with
+    three times the torque alone, MuJoCo's drive could not open it."""
+    body = box([-0.25, -0.25, 0.0], [0.25, 0.25, 0.4])
+    slab = box([-0.25, -0.25, 0.4], [0.25, 0.25, 0.45])
+    asset = articulate(Asset("chest", [Part("body", body, "body", collision=[body]),
+                                       Part("top", slab, "door", collision=[slab])], joints_known=False), config=FAST)
+    hinge = _joint(asset, "top")
+    assert hinge.type == "revolute" and abs(hinge.unit_axis[1]) > 0.99 and hinge.origin[2] == pytest.approx(0.45)
+    inertial = asset.part("top").inertial
+    assert inertial is not None and inertial.mass > 10
+    rel = inertial.com - hinge.origin
+    load = inertial.mass * 9.81 * float(np.linalg.norm(rel - (rel @ hinge.unit_axis) * hinge.unit_axis))
+    assert hinge.friction >= FAST.hold_margin * load * 0.99
+    assert hinge.effort >= FAST.effort_margin * load + hinge.friction - 1e-9
+    root = asset.save(tmp_path / asset.name)
+    export_asset(asset, root, ("urdf", "mjcf"))
+    report = validate_path(root)
+    assert {"urdf.drive", "mjcf.drive"} <= {c.name for c in report.checks}
+    assert report.passed, [f"{c.name}: {c.message}" for c in report.failures]
