@@ -44,7 +44,7 @@ import numpy as np
 
 from seed3d.articulation import ArticulationConfig, articulate, strip_joints
 from seed3d.articulation._geometry import axis_angle, line_distance
-from seed3d.asset import Asset, Part, atomic_file
+from seed3d.asset import Asset, Joint, Part, atomic_file
 from seed3d.synth import generate, list_categories
 
 RESULTS = Path(__file__).parent / "results"
@@ -57,12 +57,23 @@ def _interval_iou(a: tuple[float, float], b: tuple[float, float]) -> float:
     return inter / union if union > 1e-12 else 1.0
 
 
+def moving_joint(pred: Asset, child: str) -> Joint | None:
+    """The predicted joint that moves part ``child``: its own, or, for a piece the articulation glued onto
+    another piece of one panel (``metadata["articulation"]["glued"]``: a door the segmenter cut in two), the
+    joint of the piece that carries it."""
+    glued = {n for pair in pred.metadata.get("articulation", {}).get("glued", []) for n in pair}
+    joint = pred.joint_to(child)
+    while joint is not None and joint.type == "fixed" and joint.child in glued and joint.parent in glued:
+        joint = pred.joint_to(joint.parent)
+    return joint
+
+
 def compare(truth: Asset, pred: Asset) -> list[dict[str, Any]]:
-    """One row per non-root part of ``truth``: its joint against the predicted one."""
+    """One row per non-root part of ``truth``: its joint against the predicted one (``moving_joint``)."""
     diag = float(np.linalg.norm(np.subtract(*truth.bounds()[::-1])))
     rows = []
     for gt in truth.joints:
-        pj = pred.joint_to(gt.child)
+        pj = moving_joint(pred, gt.child)
         row: dict[str, Any] = {"child": gt.child, "label": truth.part(gt.child).label, "gt_type": gt.type,
                                "pred_type": None if pj is None else pj.type,
                                "parent_ok": pj is not None and pj.parent == gt.parent}

@@ -44,6 +44,20 @@ def small_cabinet(wall: bool = False) -> Asset:
     ])
 
 
+def cut_door_cabinet() -> Asset:
+    """The small cabinet's body with a thick door (50 mm) cut in two door pieces, as the segmenter can cut one:
+    ``door`` (-Y side) and ``door_strip`` (+Y side) carrying the handle. Its back edge swings 4 mm past its outer
+    edge's line at first, so ``door`` hinged on its outer (-Y) edge runs into the strip."""
+    body = small_cabinet().part("body")
+    front = DOOR[0] + 0.05
+    big = box([DOOR[0], -0.245, 0.05], [front, 0.12, 0.55])
+    strip = box([DOOR[0], 0.12, 0.05], [front, 0.245, 0.55])
+    handle = box([front, 0.17, 0.25], [front + 0.02, 0.19, 0.35])
+    return _star("cut_door", [body, Part("door", big, "door", collision=[big]),
+                              Part("door_strip", strip, "door", collision=[strip]),
+                              Part("door_handle", handle, "handle", collision=[handle])])
+
+
 def spinner() -> Asset:
     """A block with a wheel on its +Y side (axle along Y at z = 0.1) and a round dial on its front (axis X)."""
     body = box([-0.15, -0.2, 0.0], [0.15, 0.2, 0.3])

@@ -18,7 +18,7 @@ from seed3d.physics.validate import validate_path
 from seed3d.synth import generate
 from seed3d.synth.kinematics import intersection_volume
 from seed3d.synth.primitives import box, cylinder, difference, union
-from tests.articulation._helpers import DOOR, FAST, small_cabinet, spinner
+from tests.articulation._helpers import DOOR, FAST, cut_door_cabinet, small_cabinet, spinner
 
 
 @pytest.fixture(scope="module")
@@ -389,14 +389,8 @@ def test_a_door_cut_in_two_pieces_is_glued_into_one_and_hinged() -> None:
     """The segmenter can cut one door into two door pieces. Hinged apart, the piece without the handle swings on
     its outer edge into the strip that carries the handle and is blocked at rest; the two are glued into one
     door hinged on the edge away from the handle, the strip fixed on it."""
-    body = small_cabinet().part("body")
-    front = DOOR[0] + 0.05  # a thick door: its back edge swings 4 mm past its outer edge's line at first
-    big = box([DOOR[0], -0.245, 0.05], [front, 0.12, 0.55])
-    strip = box([DOOR[0], 0.12, 0.05], [front, 0.245, 0.55])
-    handle = box([front, 0.17, 0.25], [front + 0.02, 0.19, 0.35])
-    cut = Asset("cut_door", [body, Part("door", big, "door", collision=[big]),
-                             Part("door_strip", strip, "door", collision=[strip]),
-                             Part("door_handle", handle, "handle", collision=[handle])], joints_known=False)
+    cut = cut_door_cabinet()
+    front = DOOR[0] + 0.05
     apart = articulate(cut, config=dataclasses.replace(FAST, glue_split_panels=False))
     assert _joint(apart, "door").type == "fixed"  # blocked by the strip: what the gluing mends
     pred = articulate(cut, config=FAST)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -14,7 +15,7 @@ from seed3d.articulation import Analysis, Reasoner, RuleReasoner, VLMReasoner, a
 from seed3d.articulation._geometry import axis_angle, line_distance
 from seed3d.articulation.candidates import CLEARANCE
 from seed3d.errors import InvalidInputError
-from tests.articulation._helpers import FAST, small_cabinet
+from tests.articulation._helpers import FAST, cut_door_cabinet, small_cabinet
 
 
 def _door_candidate() -> tuple[int, int]:
@@ -105,6 +106,33 @@ def test_bench_compare_scores_a_perfect_prediction() -> None:
     row = next(r for r in bench_articulation.compare(truth, flipped) if r["child"] == door.child)
     assert row["axis_err_deg"] == 0.0 and not row["direction_ok"] and not row["success"]
     assert np.isfinite(row["pivot_err"])
+
+
+def test_bench_scores_a_glued_piece_by_the_joint_that_moves_it() -> None:
+    """A door cut in two and glued back: the truth part matched to the strip is scored against the door's hinge
+    (the strip's own joint is fixed onto the door), so a true hinge on the strip counts as found."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "eval"))
+    try:
+        import bench_articulation
+    finally:
+        sys.path.pop(0)
+    pred = articulate(cut_door_cabinet(), config=FAST)
+    hinge = pred.joint_to("door")
+    assert hinge is not None and hinge.type == "revolute" and pred.joint_to("door_strip").type == "fixed"
+    truth = pred.copy()
+    truth.joints = [dataclasses.replace(j, parent="body", name="strip_hinge") if j.child == "door_strip"
+                    else j for j in truth.joints]
+    strip = next(j for j in truth.joints if j.child == "door_strip")
+    strip.type, strip.axis, strip.origin = hinge.type, hinge.axis.copy(), hinge.origin.copy()
+    strip.lower, strip.upper = hinge.lower, hinge.upper
+    assert bench_articulation.moving_joint(pred, "door_strip") is hinge
+    row = next(r for r in bench_articulation.compare(truth, pred) if r["child"] == "door_strip")
+    assert row["type_ok"] and row["parent_ok"] and row["success"]
+    unglued = pred.copy()
+    unglued.metadata = {**pred.metadata, "articulation": {k: v for k, v in pred.metadata["articulation"].items()
+                                                          if k != "glued"}}
+    row = next(r for r in bench_articulation.compare(truth, unglued) if r["child"] == "door_strip")
+    assert not row["type_ok"] and not row["success"]  # without the gluing record: the strip's own fixed joint
 
 
 def test_a_joint_left_no_range_becomes_fixed() -> None:
