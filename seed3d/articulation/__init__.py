@@ -101,8 +101,8 @@ class ArticulationConfig:
     many times the largest gravity torque (force) of their moving subtree in any pose as joint friction; other
     revolute and prismatic joints this many times the one at rest (a door hinged along its top edge hangs)."""
     glue: list[tuple[str, str]] = field(default_factory=list)
-    """Pairs of parts that are one piece whatever their labels (a door cut in two): the second is fixed to the
-    first, or the other way round when the tree grows so, and the joint sees both as one part."""
+    """Pairs of parts (names) that are one piece whatever their labels (a door cut in two): they move as one, the
+    largest carrying the joint, which the reasoner decides on the shape of them all."""
     glue_split_panels: bool = True
     """When a moving panel (door, drawer, lid, screen) is blocked at rest by a piece of a panel with its label
     that it touches, glue the two and articulate again: the segmenter cut one panel in two."""
@@ -332,7 +332,7 @@ def _one_pass(work: Asset, analysis: Analysis, reasoner: Reasoner, cfg: Articula
                            "contact": None if contact is None else contact.summary()}
             if name in pieces:
                 decisions[name] = Decision("fixed", np.array([0.0, 0.0, 1.0]), analysis.shape(name).box.centre,
-                                           reason=f"a piece of {par} (the two blocked each other apart): glued on")
+                                           reason=f"glued on {par}: pieces of one part move as one")
                 continue
             partners = [k for k, v in pieces.items() if v == name]
             ctx = PartContext(
@@ -405,6 +405,9 @@ def articulate(asset: Asset, reasoner: Reasoner | None = None, config: Articulat
     cfg = config or ArticulationConfig()
     reasoner = reasoner or RuleReasoner()
     report = progress or (lambda fraction, message: None)
+    unknown = sorted({str(n) for pair in cfg.glue for n in pair} - {p.name for p in asset.parts})
+    if unknown:
+        raise InvalidInputError(f"glue names parts the asset does not have: {', '.join(unknown)}")
     start = time.perf_counter()
     work = asset.copy()
     for p in work.parts:

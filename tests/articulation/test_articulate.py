@@ -13,6 +13,7 @@ from seed3d.articulation import ArticulationConfig, articulate, strip_joints
 from seed3d.articulation._geometry import axis_angle, line_distance
 from seed3d.articulation.limits import CollisionScene
 from seed3d.asset import Asset, Joint, Part, joint_motion
+from seed3d.errors import InvalidInputError
 from seed3d.export import export_asset
 from seed3d.physics.validate import validate_path
 from seed3d.synth import generate
@@ -451,3 +452,8 @@ def test_a_heavy_panel_held_shut_by_friction_can_still_be_driven_open(tmp_path: 
     report = validate_path(root)
     assert {"urdf.drive", "mjcf.drive"} <= {c.name for c in report.checks}
     assert report.passed, [f"{c.name}: {c.message}" for c in report.failures]
+
+
+def test_glue_naming_a_part_the_asset_lacks_is_rejected() -> None:
+    with pytest.raises(InvalidInputError, match="glue names parts the asset does not have: lid"):
+        articulate(small_cabinet(), config=dataclasses.replace(FAST, glue=[("door", "lid")]))
