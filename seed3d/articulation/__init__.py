@@ -102,7 +102,7 @@ class ArticulationConfig:
     revolute and prismatic joints this many times the one at rest (a door hinged along its top edge hangs)."""
     glue: list[tuple[str, str]] = field(default_factory=list)
     """Pairs of parts (names) that are one piece whatever their labels (a door cut in two): they move as one, the
-    largest carrying the joint, which the reasoner decides on the shape of them all."""
+    largest carrying the joint, which the reasoner decides on the shape of them all (unused with ``keep_tree``)."""
     glue_split_panels: bool = True
     """When a moving panel (door, drawer, lid, screen) is blocked at rest by a piece of a panel with its label
     that it touches, glue the two and articulate again: the segmenter cut one panel in two."""
@@ -315,9 +315,11 @@ def _one_pass(work: Asset, analysis: Analysis, reasoner: Reasoner, cfg: Articula
               report: ProgressCallback) -> _Pass:
     """Steps 2-5 on prepared parts: the tree (``tree`` when given, else inferred with the ``glue`` pairs as one
     piece each), the reasoner's decisions, the cleared hulls and the swept limits."""
-    root, parents = tree if tree is not None else (choose_root(work, analysis), {})
     if tree is None:
+        root = choose_root(work, analysis)
         parents = build_tree(work, analysis, root, glue)
+    else:
+        root, parents = tree
     pieces = _pieces(parents, glue)
     order = _order(root, parents)
     joints: list[Joint] = []
@@ -327,9 +329,8 @@ def _one_pass(work: Asset, analysis: Analysis, reasoner: Reasoner, cfg: Articula
         for i, name in enumerate(order[1:]):
             report(0.15 * i / max(len(order) - 1, 1), f"joint of {name}")
             par = parents[name]
-            contact = analysis.contact(name, par)
-            notes[name] = {"candidates": len(analysis.candidates(name, par)),
-                           "contact": None if contact is None else contact.summary()}
+            contact, candidates = analysis.contact(name, par), analysis.candidates(name, par)
+            notes[name] = {"candidates": len(candidates), "contact": None if contact is None else contact.summary()}
             if name in pieces:
                 decisions[name] = Decision("fixed", np.array([0.0, 0.0, 1.0]), analysis.shape(name).box.centre,
                                            reason=f"glued on {par}: pieces of one part move as one")
@@ -338,7 +339,7 @@ def _one_pass(work: Asset, analysis: Analysis, reasoner: Reasoner, cfg: Articula
             ctx = PartContext(
                 name=name, label=work.part(name).label, parent=par, parent_label=work.part(par).label,
                 shape=analysis.union_shape(name, partners), parent_shape=analysis.shape(par), contact=contact,
-                candidates=analysis.candidates(name, par),
+                candidates=candidates,
                 children=[(c, work.part(c).label) for c, p in parents.items()
                           if (p == name or p in partners) and c not in partners],
                 moving=subtree(parents, name), analysis=analysis, scene=scene, parent_decision=decisions.get(par))
