@@ -510,15 +510,22 @@ def _outward(ctx: PartContext, axis: FloatArray) -> FloatArray:
     return a if pref >= 0 else -a
 
 
-def _fitting_centre(ctx: PartContext, on_face: bool = False) -> FloatArray | None:
+def _fitting_centre(ctx: PartContext, on_face: bool = False, outward: FloatArray | None = None
+                    ) -> FloatArray | None:
     """Mean centre of the handles and knobs hanging from this part (None without any). ``on_face``: only those
     whose centre lies within the part's outline (its box across the thinnest side); a "handle" beside the panel,
-    such as a strip of the frame cut along a door's edge and glued to it, is not one to pull on."""
+    such as a strip of the frame cut along a door's edge and glued to it, is not one to pull on. ``outward``
+    (the panel's outer face normal): when some stand proud of that face, only those; a "handle" lying within
+    the panel's thickness is a piece of the panel the segmenter mislabelled."""
     pts = [ctx.analysis.shape(n).box.centre for n, lab in ctx.children if lab in ("handle", "knob")]
+    box = ctx.shape.box
     if on_face:
-        box = ctx.shape.box
         inplane = [int(k) for k in box.order()[1:]]
         pts = [p for p in pts if all(abs(float(box.local(p)[i])) <= box.extents[i] / 2 for i in inplane)]
+    if outward is not None:
+        half = float(box.extents[int(box.order()[0])]) / 2
+        proud = [p for p in pts if float((p - box.centre) @ outward) > half]
+        pts = proud or pts
     return np.mean(pts, axis=0) if pts else None
 
 
@@ -717,7 +724,7 @@ class RuleReasoner:
         kn = int(order[0])
         n = _outward(ctx, box.axes[kn])
         inplane = [int(k) for k in order[1:]]
-        handle = _fitting_centre(ctx, on_face=True)
+        handle = _fitting_centre(ctx, on_face=True, outward=n)
         local = None if handle is None else box.local(handle)
         lying = abs(float(n @ _Z)) > 0.7
         why = ""
