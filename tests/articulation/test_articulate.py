@@ -406,6 +406,25 @@ def test_a_door_cut_in_two_pieces_is_glued_into_one_and_hinged() -> None:
     assert moved[:3, :3] @ np.array([0.0, 1.0, 0.0]) @ np.array([1.0, 0.0, 0.0]) > 0.99  # the handle side comes out
 
 
+def test_a_door_is_hinged_away_from_the_handle_standing_proud_of_it_not_from_slices_of_it() -> None:
+    """The segmenter can label a slice of a door "handle". Fixed on the door within its thickness, such a slice is
+    no handle to pull on: the hinge goes by the bar standing proud of the face (near the +Y edge, at mid-height),
+    so on the -Y edge; counted with the slice (low in the door) the handle centre sat nearest the bottom edge."""
+    body = small_cabinet().part("body")
+    lo, hi = DOOR
+    notch = (-0.1, 0.1, 0.05, 0.1)  # y from, y to, z from, z to: the slice fills this notch in the door's bottom
+    door = union(box([lo, -0.245, notch[3]], [hi, 0.245, 0.55]), box([lo, -0.245, 0.05], [hi, notch[0], notch[3]]),
+                 box([lo, notch[1], 0.05], [hi, 0.245, notch[3]]))
+    piece = box([lo, notch[0], notch[2]], [hi, notch[1], notch[3]])
+    bar = box([hi, 0.17, 0.25], [hi + 0.02, 0.19, 0.35])
+    asset = articulate(Asset("sliced", [body, Part("door", door, "door"), Part("door_slice", piece, "handle"),
+                                        Part("door_handle", bar, "handle")], joints_known=False), config=FAST)
+    assert _joint(asset, "door_slice").type == "fixed" and _joint(asset, "door_slice").parent == "door"
+    hinge = _joint(asset, "door")
+    assert hinge.type == "revolute" and hinge.parent == "body" and hinge.unit_axis[2] < -0.99  # opens to +X
+    assert line_distance(hinge.origin, hinge.axis, [hi, -0.245, 0.0], [0, 0, 1]) < 1e-3
+
+
 def test_a_door_hinged_along_its_top_edge_stays_shut_at_rest(tmp_path: Path) -> None:
     """A thick door whose handle is at its bottom edge hinges along its top edge, on its outer face, so its centre
     of mass hangs behind the hinge line and gravity swings it open by ~0.1 rad unless its joint friction holds it:
