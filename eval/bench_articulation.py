@@ -184,7 +184,8 @@ class FromPredicted:
         miou_comp, _, _ = match_parts(comp, shell_truth, np.asarray(shell_tm.area_faces))
         meshes = complete_parts(seg.mesh, seg.face_part, seg.labels)
         names = [truth.parts[matching[k]].name if k in matching else f"extra_{k}" for k in range(seg.num_parts)]
-        parts = [Part(n, m, label=lab) for n, m, lab in zip(names, meshes, seg.labels, strict=True) if m is not None]
+        parts = [Part(n, m, label=lab, physical=self.segmenter.physical(lab))
+                 for n, m, lab in zip(names, meshes, seg.labels, strict=True) if m is not None]
         pred = articulate(Asset(truth.name, parts, joints_known=False), config=self.config)
         info = {"miou": miou, "miou_given": miou_given, "miou_components": miou_comp, "parts_true": len(truth.parts),
                 "parts_pred": len(parts), "segment_seconds": round(seconds, 2),

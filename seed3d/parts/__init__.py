@@ -57,7 +57,8 @@ def decompose(mesh: Mesh, segmenter: Segmenter, name: str = "asset", num_parts: 
               completion: CompletionConfig | None = None, progress: ProgressCallback | None = None,
               target_faces: int | None = None) -> Asset:
     """Segment ``mesh`` with a ``segment.Segmenter``, complete every part, and return them as an ``Asset`` whose
-    joints are unknown (``joints_known=False``); ``num_parts`` fixes the number of parts (a cut part with no
+    joints are unknown (``joints_known=False``), each part of its label's likeliest material
+    (``Segmenter.physical``); ``num_parts`` fixes the number of parts (a cut part with no
     area to complete joins the body, and a thin sheet left inside a part's completed volume joins that part, so
     there may be fewer; ``metadata["parts"]["merged"]`` lists them).
 
@@ -77,7 +78,8 @@ def decompose(mesh: Mesh, segmenter: Segmenter, name: str = "asset", num_parts: 
         meshes = _within_budget(meshes, target_faces)
     t2 = time.perf_counter()
     kept = [(m, label) for m, label in zip(meshes, seg.labels, strict=True) if m is not None]
-    parts = [Part(n, m, label=label) for n, (m, label) in zip(part_names([lab for _, lab in kept]), kept, strict=True)]
+    parts = [Part(n, m, label=label, physical=segmenter.physical(label))
+             for n, (m, label) in zip(part_names([lab for _, lab in kept]), kept, strict=True)]
     meta = {"parts": {"labels": seg.labels, "scores": seg.scores, "faces": [int((seg.face_part == k).sum())
                                                                             for k in range(seg.num_parts)],
                       "merged": [k for k, m in enumerate(meshes) if m is None],

@@ -8,22 +8,32 @@ uniformly, so a part's share of points is its share of area), as a smoothed hist
 multiplies the prompts' mean label probabilities by a power of it (``p(label | prompts) · p(size | label) ** w``,
 ``w = SegmentConfig.size_prior_weight``, 0.5 by default; w = 1 is the plain Bayes product) when the model folder
 holds one (``size_prior.json``, written by ``seed3d train part-seg``).
+
+``MaterialPrior`` is the other half of what a label says: what the training parts with that label were made of.
+The segmenter finds a part's label, not its material; ``Segmenter.physical`` gives a part its label's commonest
+material (wheels rubber, doors wood, knobs steel, shades aluminium) instead of one density for every part, so
+masses, inertias and contact friction come out near the real ones (``material_prior.json``, written with the size
+prior from the synth assets behind the training split).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
-from seed3d.asset import atomic_file
+from seed3d.asset import Asset, PhysicalMaterial, atomic_file
 from seed3d.errors import AssetFormatError, InvalidInputError
 from seed3d.typed import PathType
 
 #: File name of the prior inside a segmenter folder.
 PRIOR_FILE = "size_prior.json"
+#: File name of the label -> material prior inside a segmenter folder.
+MATERIAL_FILE = "material_prior.json"
 #: Histogram bin edges over log10(area fraction); fractions below 1e-4 fall in the first bin.
 EDGES: tuple[float, ...] = tuple(np.round(np.linspace(-4.0, 0.0, 17), 6).tolist())
 
@@ -96,3 +106,60 @@ def fit_size_prior(part: np.ndarray, label: np.ndarray, labels: tuple[str, ...],
     blurred = 0.25 * padded[:, :-2] + 0.5 * padded[:, 1:-1] + 0.25 * padded[:, 2:]
     prob = blurred / blurred.sum(axis=1, keepdims=True)
     return SizePrior(tuple(labels), np.log(prob), tuple(int(c) for c in seen))
+
+
+@dataclass
+class MaterialPrior:
+    """Per label, how many training parts were made of each physical material, and the commonest of them."""
+
+    materials: dict[str, PhysicalMaterial]
+    """Label -> its commonest material (the first by name on a tie)."""
+    counts: dict[str, dict[str, int]]
+    """Label -> material name -> training parts."""
+
+    def material(self, label: str) -> PhysicalMaterial | None:
+        """A copy of ``label``'s commonest material (None for a label the training parts never had)."""
+        found = self.materials.get(label)
+        return None if found is None else replace(found)
+
+    def save(self, folder: PathType) -> Path:
+        """Write ``material_prior.json`` into ``folder`` atomically; returns its path."""
+        path = Path(folder) / MATERIAL_FILE
+        doc = {"labels": {label: {"material": {"name": m.name, "density": m.density, "friction": m.friction,
+                                               "restitution": m.restitution},
+                                  "counts": dict(sorted(self.counts[label].items(), key=lambda kv: (-kv[1], kv[0])))}
+                          for label, m in sorted(self.materials.items())}}
+        with atomic_file(path) as tmp:
+            tmp.write_text(json.dumps(doc, indent=1) + "\n")
+        return path
+
+    @classmethod
+    def load(cls, folder: PathType) -> MaterialPrior | None:
+        """The prior in ``folder``, or None when it has none; a malformed file is an ``AssetFormatError``."""
+        path = Path(folder) / MATERIAL_FILE
+        if not path.is_file():
+            return None
+        try:
+            doc = json.loads(path.read_text())["labels"]
+            materials = {str(k): PhysicalMaterial(**v["material"]) for k, v in doc.items()}
+            counts = {str(k): {str(n): int(c) for n, c in v["counts"].items()} for k, v in doc.items()}
+        except (OSError, ValueError, KeyError, TypeError, InvalidInputError) as exc:
+            raise AssetFormatError(f"{path}: not a material prior ({exc})") from exc
+        return cls(materials, counts)
+
+
+def fit_material_prior(assets: Iterable[Asset]) -> MaterialPrior:
+    """The prior from assets whose parts carry their physical materials: one count per part; a material name met
+    with two different sets of values is an ``InvalidInputError``."""
+    counts: dict[str, Counter[str]] = {}
+    known: dict[str, PhysicalMaterial] = {}
+    for asset in assets:
+        for part in asset.parts:
+            m = part.physical
+            if known.setdefault(m.name, m) != m:
+                raise InvalidInputError(f"material {m.name!r} has two sets of values: {known[m.name]} and {m}")
+            counts.setdefault(part.label, Counter())[m.name] += 1
+    if not counts:
+        raise InvalidInputError("no parts to fit a material prior on")
+    materials = {label: replace(known[min(c, key=lambda n: (-c[n], n))]) for label, c in counts.items()}
+    return MaterialPrior(materials, {label: dict(c) for label, c in counts.items()})

@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from seed3d.asset import Mesh
+from seed3d.asset import Mesh, PhysicalMaterial
 from seed3d.errors import InvalidInputError
 from seed3d.nn import farthest_point_sample
 from seed3d.parts.model import PartSegmenter, ShapeFeatures
 from seed3d.parts.patches import FaceGraph, RefineConfig, refine_parts
-from seed3d.parts.prior import SizePrior
+from seed3d.parts.prior import MaterialPrior, SizePrior
 from seed3d.typed import PathType
 
 log = logging.getLogger(__name__)
@@ -117,17 +117,26 @@ class Segmenter:
     """A trained ``PartSegmenter`` with automatic segmentation of point sets and meshes."""
 
     def __init__(self, model: PartSegmenter, config: SegmentConfig | None = None, device: str = "cpu",
-                 size_prior: SizePrior | None = None) -> None:
+                 size_prior: SizePrior | None = None, material_prior: MaterialPrior | None = None) -> None:
         self.model = model.to(device).eval()
         self.config = config or SegmentConfig()
         self.device = device
         self.size_prior = size_prior
+        self.material_prior = material_prior
 
     @classmethod
     def from_pretrained(cls, path: PathType, config: SegmentConfig | None = None, device: str = "cpu"
                         ) -> Segmenter:
-        """Load the model folder at ``path`` (``weights/part-segmenter``) with its label-size prior if it has one."""
-        return cls(PartSegmenter.from_pretrained(path, device), config, device, SizePrior.load(path))
+        """Load the model folder at ``path`` (``weights/part-segmenter``) with its label-size and label-material
+        priors when it has them."""
+        return cls(PartSegmenter.from_pretrained(path, device), config, device, SizePrior.load(path),
+                   MaterialPrior.load(path))
+
+    def physical(self, label: str) -> PhysicalMaterial:
+        """The material a part with ``label`` most likely is (the material prior's commonest for the label; the
+        default plastic without a prior or for a label it never saw)."""
+        found = None if self.material_prior is None else self.material_prior.material(label)
+        return found if found is not None else PhysicalMaterial()
 
     def _tensor(self, a: np.ndarray) -> torch.Tensor:
         return torch.as_tensor(np.asarray(a, np.float32), device=self.device)[None]

@@ -7,7 +7,8 @@ part chosen uniformly among those present (small parts are prompted as often as 
 
 Resumable: ``checkpoint.pt`` is written atomically every ``checkpoint_every`` steps and training restarts from
 it; metrics go to ``log.jsonl``; the finished model is saved with ``save_pretrained`` in ``OUT/model``, beside
-the label-size prior of the training split (``seed3d.parts.prior``, ``size_prior.json``).
+the label-size prior of the training split (``seed3d.parts.prior``, ``size_prior.json``) and the label-material
+prior of the synth assets behind it (``material_prior.json``).
 Batches depend only on (seed, step), so a resumed run sees the same data as an uninterrupted one.
 """
 
@@ -26,7 +27,7 @@ from seed3d.asset import PART_LABELS
 from seed3d.errors import AssetFormatError
 from seed3d.nn.trainer import TrainConfig, check_device, train_loop, warm_start
 from seed3d.parts.model import PartSegmenter, SegmenterConfig
-from seed3d.parts.prior import fit_size_prior
+from seed3d.parts.prior import MaterialPrior, fit_material_prior, fit_size_prior
 from seed3d.typed import PathType, ProgressCallback
 
 log = logging.getLogger(__name__)
@@ -147,4 +148,18 @@ def train_part_segmenter(data: PathType, out: PathType, config: PartSegTrainConf
                        progress=progress, show=("loss", "iou"))
     # label ids in the shards index PART_LABELS (the manifest's label_names)
     fit_size_prior(points["surface_part"], points["surface_label"], PART_LABELS).save(final)
+    synth_material_prior(data).save(final)
     return final
+
+
+def synth_material_prior(data: PathType, split: str = "train") -> MaterialPrior:
+    """The label -> material prior of the synth assets behind ``data``'s ``split``: each sample id
+    (``{category}_{seed}``) generated again (geometry only, a few milliseconds each)."""
+    from seed3d.synth import generate
+    from seed3d.synth.dataset import ShardDataset
+
+    ids = ShardDataset(data, split, fields=("sample_id",), cache_shards=1).sample_ids
+    if not ids:
+        raise AssetFormatError(f"{data}/{split}: the split has no samples")
+    pairs = [sid.rsplit("_", 1) for sid in ids]
+    return fit_material_prior(generate(category, int(seed)) for category, seed in pairs)

@@ -1,4 +1,5 @@
-"""seed3d.parts.prior: label-size priors fitted from per-point parts, saved and loaded, used in relabelling."""
+"""seed3d.parts.prior: label-size priors fitted from per-point parts, saved and loaded, used in relabelling;
+label-material priors fitted from the materials of parts."""
 
 from __future__ import annotations
 
@@ -8,8 +9,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from seed3d.asset import Asset, Mesh, Part, PhysicalMaterial
 from seed3d.errors import AssetFormatError, InvalidInputError
-from seed3d.parts.prior import PRIOR_FILE, SizePrior, fit_size_prior
+from seed3d.parts.prior import (
+    MATERIAL_FILE,
+    PRIOR_FILE,
+    MaterialPrior,
+    SizePrior,
+    fit_material_prior,
+    fit_size_prior,
+)
+from seed3d.synth.primitives import box
 
 LABELS = ("body", "handle", "drawer")
 
@@ -65,3 +75,44 @@ def test_bad_input_and_files_raise(tmp_path: Path) -> None:
     (tmp_path / PRIOR_FILE).write_text(json.dumps(doc))
     with pytest.raises(AssetFormatError, match="do not match"):
         SizePrior.load(tmp_path)
+
+
+STEEL = PhysicalMaterial("steel", 7850.0, 0.4, 0.1)
+WOOD = PhysicalMaterial("wood", 700.0, 0.5, 0.3)
+RUBBER = PhysicalMaterial("rubber", 1300.0, 0.9, 0.5)
+
+
+def _asset(*parts: tuple[str, PhysicalMaterial]) -> Asset:
+    cube = box([0.0, 0.0, 0.0], [0.1, 0.1, 0.1])
+    return Asset("a", [Part(f"p{k}", Mesh(cube.vertices, cube.faces), label=label, physical=m)
+                       for k, (label, m) in enumerate(parts)], joints_known=False)
+
+
+def test_material_prior_gives_each_label_its_commonest_material() -> None:
+    prior = fit_material_prior([_asset(("handle", STEEL), ("handle", WOOD), ("wheel", RUBBER)),
+                                _asset(("handle", STEEL), ("door", WOOD), ("door", STEEL))])
+    assert prior.material("handle") == STEEL and prior.material("wheel") == RUBBER
+    assert prior.counts["handle"] == {"steel": 2, "wood": 1}
+    assert prior.material("door") == STEEL  # a tie goes to the first name
+    assert prior.material("lid") is None  # never seen
+    got = prior.material("handle")
+    assert got is not None
+    got.density = 1.0  # a copy: the prior's own is untouched
+    assert prior.material("handle") == STEEL
+
+
+def test_material_prior_round_trips_and_rejects_bad_input(tmp_path: Path) -> None:
+    prior = fit_material_prior([_asset(("handle", STEEL), ("body", WOOD))])
+    assert prior.save(tmp_path).name == MATERIAL_FILE
+    back = MaterialPrior.load(tmp_path)
+    assert back is not None and back.materials == prior.materials and back.counts == prior.counts
+    assert MaterialPrior.load(tmp_path / "nowhere") is None
+    doc = json.loads((tmp_path / MATERIAL_FILE).read_text())
+    doc["labels"]["body"]["material"]["density"] = -1.0
+    (tmp_path / MATERIAL_FILE).write_text(json.dumps(doc))
+    with pytest.raises(AssetFormatError, match="not a material prior"):
+        MaterialPrior.load(tmp_path)
+    with pytest.raises(InvalidInputError, match="two sets of values"):
+        fit_material_prior([_asset(("handle", STEEL), ("knob", PhysicalMaterial("steel", 7800.0)))])
+    with pytest.raises(InvalidInputError, match="no parts"):
+        fit_material_prior([])

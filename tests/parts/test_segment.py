@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from seed3d.asset import PART_LABELS, Asset
+from seed3d.asset import PART_LABELS, Asset, PhysicalMaterial
 from seed3d.errors import AssetFormatError, InvalidInputError
 from seed3d.parts import part_names
 from seed3d.parts.model import PartSegmenter, SegmenterConfig
@@ -234,8 +234,13 @@ def test_training_writes_a_model_and_resumes_where_it_stopped(tiny_data: Path, t
                              model=TINY_MODEL)
     final = train_part_segmenter(tiny_data, tmp_path / "run", cfg)
     assert (final / "model.safetensors").is_file()
-    prior = Segmenter.from_pretrained(final).size_prior  # the training split's label-size prior sits beside it
+    loaded = Segmenter.from_pretrained(final)  # the training split's label-size and label-material priors beside it
+    prior = loaded.size_prior
     assert prior is not None and prior.counts[PART_LABELS.index("body")] > 0
+    bodies = {p.physical.name for c, s in (("cabinet", 0), ("box", 1), ("cabinet", 2))
+              for p in generate(c, s).parts if p.label == "body"}
+    assert loaded.material_prior is not None and loaded.physical("body").name in bodies
+    assert loaded.physical("not-a-label") == PhysicalMaterial()
     log = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
     assert [r["step"] for r in log] == [1, 2] and all(np.isfinite(r["loss"]) for r in log)
     more = PartSegTrainConfig(**{**cfg.__dict__, "steps": 3})
@@ -287,6 +292,8 @@ def test_decompose_holds_the_face_budget_with_closed_parts() -> None:
     full = decompose(shell, seg, num_parts=3)
     total = sum(len(p.mesh.faces) for p in full.parts)
     target = total // 4
+    assert seg.material_prior is not None  # each part is of its label's commonest material in the training parts
+    assert all(p.physical == seg.material_prior.material(p.label) for p in full.parts)
     held = decompose(shell, seg, num_parts=3, target_faces=target)
     assert [p.label for p in held.parts] == [p.label for p in full.parts]
     faces = [len(p.mesh.faces) for p in held.parts]
