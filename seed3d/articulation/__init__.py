@@ -17,8 +17,10 @@
    (``limits``), and sets damping / friction presets so parts stay where they are put (joint friction at least
    ``hold_margin`` times the gravity torque at rest);
 6. when a moving panel's sweep finds it blocked at rest by a piece with its label that it touches (one door the
-   segmenter cut in two), glues the two into one part of the tree and redoes steps 2-5 (``glue_split_panels``:
-   at most ``SPLIT_PASSES`` more passes; the pass that leaves the fewest panels blocked is kept).
+   segmenter cut in two), or a part that should turn freely cannot turn a full turn for a fitting that sits on it
+   within its outline (a knob's grip cut off as a button), glues the two into one part of the tree and redoes
+   steps 2-5 (``glue_split_panels``: at most ``SPLIT_PASSES`` more passes; the pass that leaves the fewest parts
+   blocked is kept).
 
 It works the same on ground-truth parts (synthetic assets with their joints stripped, ``strip_joints``) and on
 parts a segmenter predicts. ``metadata["articulation"]`` records, per joint, the reason, the candidate used,
@@ -38,6 +40,7 @@ import numpy as np
 from seed3d.articulation._geometry import unit
 from seed3d.articulation.candidates import FLUSH, Analysis, AnalysisConfig, Candidate, Contact, Shape
 from seed3d.articulation.infer import (
+    FITTINGS,
     MOVING_PANELS,
     Decision,
     PartContext,
@@ -70,7 +73,7 @@ from seed3d.typed import ProgressCallback
 logger = logging.getLogger(__name__)
 
 
-#: Passes after the first that glue pieces of one panel found blocking each other (``glue_split_panels``).
+#: Passes after the first that glue pieces of one part found blocking each other (``glue_split_panels``).
 SPLIT_PASSES = 2
 
 _SUFFIX = {"fixed": "mount", "hinge": "hinge", "lid": "hinge", "stiff": "hinge", "slide": "slide",
@@ -105,7 +108,8 @@ class ArticulationConfig:
     largest carrying the joint, which the reasoner decides on the shape of them all (unused with ``keep_tree``)."""
     glue_split_panels: bool = True
     """When a moving panel (door, drawer, lid, screen) is blocked at rest by a piece of a panel with its label
-    that it touches, glue the two and articulate again: the segmenter cut one panel in two."""
+    that it touches, glue the two and articulate again: the segmenter cut one panel in two. The same for a part
+    that should turn freely (a knob) but hits a fitting that sits on it within its bounds (its grip, cut off)."""
     clearance: float | None = 1e-3
     """Gap (m) the collision hulls keep from the parts that move against them, cut once the joints are decided
     and before their limits are swept (``seed3d.physics.collision.clear_moving_parts``); None leaves the hulls
@@ -216,12 +220,12 @@ def _limits(work: Asset, scene: CollisionScene, parents: dict[str, str], name: s
             v, hit = scene.first_contact(moving, lambda a: _motion(d, a), 2 * math.pi, lcfg.spin_check_step,
                                          lcfg.tolerance, lcfg.bisections, ground=False)
             if hit is not None:
-                sweep.spin_blocked = v
+                sweep.spin_blocked, sweep.spin_hit = v, hit
                 note = f"cannot turn a full turn (hits {hit[1]} at {math.degrees(v):.0f}°): revolute instead"
                 d = Decision("revolute", d.axis, d.origin, d.candidate, "free", d.preset, d.reason + "; " + note)
                 sweep2 = sweep_joint(scene, moving, "revolute", d.axis, d.origin, lcfg.max_turn, lcfg.max_turn,
                                      lcfg, lcfg.angle_step)
-                sweep2.spin_blocked = v
+                sweep2.spin_blocked, sweep2.spin_hit = v, hit
                 lower, upper = fit_limits(LimitPrior(lcfg.max_turn, lower=-lcfg.max_turn), sweep2, True,
                                           config=lcfg)
                 return d, lower, upper, sweep2, note
@@ -264,9 +268,11 @@ class _Pass:
     root: str
     order: list[str]
     split: list[tuple[str, str]]
-    """(moving panel, piece): a panel blocked at rest by a piece of one with its label that it touches."""
+    """(moving part, piece): a panel blocked at rest by a piece of one with its label that it touches, or a part
+    kept from turning freely by a fitting on it (``_blocking_grip``)."""
     blocked: list[str]
-    """Moving panels (doors, drawers, lids, screens) fixed because their sweep found no free range."""
+    """Moving panels (doors, drawers, lids, screens) fixed because their sweep found no free range, and parts
+    that should turn freely but cannot turn a full turn."""
     glue: list[tuple[str, str]]
     """The pairs this pass glued."""
 
@@ -308,6 +314,25 @@ def _blocking_piece(work: Asset, analysis: Analysis, parents: dict[str, str], na
         if contact is not None and contact.kind == FLUSH:
             return piece
     return None
+
+
+def _blocking_grip(work: Asset, analysis: Analysis, parents: dict[str, str], name: str,
+                   hit: tuple[str, str] | None) -> str | None:
+    """The fitting that stops ``name`` turning a full turn (``hit``: the pair that collided) when it touches
+    ``name`` flush and lies within its bounds (the grip of a knob that the segmenter cut off as a button), else
+    None."""
+    if hit is None or hit[1] not in {p.name for p in work.parts} or hit[1] in subtree(parents, name):
+        return None
+    other = hit[1]
+    if work.part(other).label not in FITTINGS:
+        return None
+    lo, hi = work.part(name).mesh.bounds
+    olo, ohi = work.part(other).mesh.bounds
+    margin = 1e-3
+    if np.any(olo < lo - margin) or np.any(ohi > hi + margin):
+        return None
+    contact = analysis.contact(name, other)
+    return other if contact is not None and contact.kind == FLUSH else None
 
 
 def _one_pass(work: Asset, analysis: Analysis, reasoner: Reasoner, cfg: ArticulationConfig,
@@ -369,6 +394,11 @@ def _one_pass(work: Asset, analysis: Analysis, reasoner: Reasoner, cfg: Articula
                         split.append((name, piece))
                 d = Decision("fixed", d.axis, d.origin, d.candidate, "", "fixed", d.reason + "; " + note)
                 lower = upper = 0.0
+            elif decisions[name].type == "continuous" and d.type != "continuous":  # cannot turn a full turn
+                blocked.append(name)
+                grip = _blocking_grip(work, analysis, parents, name, sweep.spin_hit)
+                if grip is not None and (grip, name) not in split:
+                    split.append((name, grip))
             preset = dict(JOINT_PRESETS.get(d.preset, JOINT_PRESETS["fixed"]))
             if d.type != "fixed":
                 mass, com = _subtree_mass(work, subtree(parents, name))
@@ -426,8 +456,9 @@ def articulate(asset: Asset, reasoner: Reasoner | None = None, config: Articulat
     best = found
     for k in range(SPLIT_PASSES if cfg.glue_split_panels and tree is None else 0):
         # a moving panel blocked at rest by a piece of one with its label that it touches: the segmenter cut one
-        # door (drawer, lid) in pieces that swing into each other; glued, they move as one. The pass that leaves
-        # the fewest panels blocked wins (the first on a tie): a glued piece can block its panel elsewhere
+        # door (drawer, lid) in pieces that swing into each other; glued, they move as one (so does a knob with
+        # the grip cut off it). The pass that leaves the fewest parts blocked wins (the first on a tie): a glued
+        # piece can block its part elsewhere
         new = [g for g in found.split if g not in glue and g[::-1] not in glue]
         if not new:
             break

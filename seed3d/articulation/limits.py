@@ -323,6 +323,8 @@ class SweepResult:
     lower_hit: tuple[str, str] | None = None
     spin_blocked: float | None = None
     """For a continuous joint: the first contact of a full turn (None: it turns freely)."""
+    spin_hit: tuple[str, str] | None = None
+    """The pair of parts that met at ``spin_blocked``."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""

@@ -425,6 +425,23 @@ def test_a_door_is_hinged_away_from_the_handle_standing_proud_of_it_not_from_sli
     assert line_distance(hinge.origin, hinge.axis, [hi, -0.245, 0.0], [0, 0, 1]) < 1e-3
 
 
+def test_a_knob_whose_grip_was_cut_off_as_a_button_is_glued_to_it_and_turns() -> None:
+    """The segmenter can cut a dial's grip off as a "button". A knob carries no other part, so the grip hangs from
+    the body, and its ends, standing out of the dial's tapered front, stop the dial after a few degrees: a revolute
+    joint instead of a continuous one. The grip lies within the dial's bounds and touches it flush: the two are
+    glued and the dial turns freely, the grip fixed on it."""
+    base = spinner()
+    grip = box([0.1665, 0.047, 0.182], [0.1715, 0.053, 0.218])  # across the dial's front (radius 16 mm there)
+    asset = Asset("grip", [*base.parts, Part("grip", grip, "button")], joints_known=False)
+    apart = articulate(asset, config=dataclasses.replace(FAST, glue_split_panels=False))
+    assert _joint(apart, "dial").type == "revolute"  # what the gluing mends
+    pred = articulate(asset, config=FAST)
+    assert pred.metadata["articulation"]["glued"] == [["dial", "grip"]]
+    assert _joint(pred, "dial").type == "continuous" and abs(_joint(pred, "dial").unit_axis[0]) > 0.99
+    assert _joint(pred, "grip").type == "fixed" and _joint(pred, "grip").parent == "dial"
+    assert _joint(pred, "wheel").type == "continuous"
+
+
 def test_a_door_hinged_along_its_top_edge_stays_shut_at_rest(tmp_path: Path) -> None:
     """A thick door whose handle is at its bottom edge hinges along its top edge, on its outer face, so its centre
     of mass hangs behind the hinge line and gravity swings it open by ~0.1 rad unless its joint friction holds it:
