@@ -414,9 +414,10 @@ class PartContext:
     def surface_clearance(self, direction: FloatArray, stop: float, lead: float = 0.002) -> float:
         """The share of this subtree's exposed surface facing ``direction`` that can travel ``stop`` (m) that way
         without meeting the true surface of another part: rays cast from its samples (started ``lead`` ahead)
-        against every part that stays still; rays that meet the subtree itself again (from inside a drawer's box)
-        do not count. Unlike ``free_travel`` it does not see collision hulls, which may fill a cavity that the
-        hull clearing (after the decision) opens."""
+        against every part that stays still; rays that meet the subtree itself again before any other part (from
+        inside a drawer's box) do not count, those that meet another part first do (from the inside of a cap's
+        skirt onto the neck it fits over). Unlike ``free_travel`` it does not see collision hulls, which may fill
+        a cavity that the hull clearing (after the decision) opens."""
         d = unit(direction)
         moving = set(self.moving)
         samples = [self.analysis.shape(n).samples for n in self.moving]
@@ -426,9 +427,6 @@ class PartContext:
         own = np.full(len(origins), np.inf)
         for name in self.moving:
             own = np.minimum(own, self.analysis.field(name).ray_distance(origins, d))
-        origins = origins[np.isinf(own)]
-        if not len(origins):
-            return 0.0
         lo, hi = origins.min(axis=0), origins.max(axis=0)
         lo, hi = np.minimum(lo, lo + stop * d), np.maximum(hi, hi + stop * d)
         reach = np.full(len(origins), np.inf)
@@ -437,7 +435,11 @@ class PartContext:
             if part.name in moving or np.any(plo > hi) or np.any(phi < lo):
                 continue
             reach = np.minimum(reach, self.analysis.field(part.name).ray_distance(origins, d))
-        return float(np.mean(reach >= stop))
+        counted = reach < own  # a ray that meets no other part before the subtree itself does not count
+        counted |= np.isinf(own)
+        if not counted.any():
+            return 0.0
+        return float(np.mean(reach[counted] >= stop))
 
     def clear_directions(self, share: float = 0.95) -> list[FloatArray]:
         """The ± box axes along which at least ``share`` of the facing surface is clear of other parts' true

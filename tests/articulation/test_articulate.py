@@ -442,6 +442,21 @@ def test_a_knob_whose_grip_was_cut_off_as_a_button_is_glued_to_it_and_turns() ->
     assert _joint(pred, "wheel").type == "continuous"
 
 
+def test_a_cap_as_wide_as_its_jar_fitted_over_a_neck_screws_on() -> None:
+    """A cap nearly as wide as its jar is no cap by shape alone; what makes it screw on is the neck inside its
+    skirt: sideways, the rays from the skirt's inner face meet the neck (2 mm away) before the skirt's far side,
+    so only lifting is clear. Counting only rays that meet nothing of the lid at all left out every inner-face
+    ray and found every way but down clear: a lid hinged on its back edge."""
+    body = union(cylinder(0.05, 0.1, 48, (0, 0, 1), (0, 0, 0)), cylinder(0.04, 0.02, 48, (0, 0, 1), (0, 0, 0.099)))
+    lid = difference(cylinder(0.049, 0.028, 48, (0, 0, 1), (0, 0, 0.101)),
+                     cylinder(0.042, 0.023, 48, (0, 0, 1), (0, 0, 0.1)))
+    asset = articulate(Asset("jar", [Part("body", body, "body"), Part("lid", lid, "lid")], joints_known=False),
+                       config=FAST)
+    cap = _joint(asset, "lid")
+    assert cap.type == "continuous" and abs(cap.unit_axis[2]) > 0.99
+    assert line_distance(cap.origin, cap.axis, [0.0, 0.0, 0.0], [0, 0, 1]) < 1e-3
+
+
 def test_a_door_hinged_along_its_top_edge_stays_shut_at_rest(tmp_path: Path) -> None:
     """A thick door whose handle is at its bottom edge hinges along its top edge, on its outer face, so its centre
     of mass hangs behind the hinge line and gravity swings it open by ~0.1 rad unless its joint friction holds it:
