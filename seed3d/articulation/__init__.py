@@ -98,7 +98,11 @@ class ArticulationConfig:
     """Turn every continuous joint a full turn; one that collides becomes a revolute joint over its free range."""
     effort_margin: float = 3.0
     """Effort limits are at least this many times the gravity torque (force) of the moving subtree, plus the
-    joint's friction."""
+    joint's friction, plus what crossing the joint's range in ``drive_time`` takes."""
+    drive_time: float = 1.0
+    """Effort limits also cover accelerating the moving subtree across the joint's range (a full turn for a
+    continuous joint) from rest to rest in this many seconds, half speeding up and half slowing down: a heavy
+    drum needs a stronger drive than its preset."""
     hold_margin: float = 2.0
     """Joints that hold their pose by friction alone (the ``stiff`` preset: lamp arms, shades) get at least this
     many times the largest gravity torque (force) of their moving subtree in any pose as joint friction; other
@@ -144,6 +148,18 @@ def _order(root: str, parents: dict[str, str]) -> list[str]:
         out.extend(kids)
         queue.extend(kids)
     return out
+
+
+def _subtree_inertia(asset: Asset, names: list[str], origin: np.ndarray, axis: np.ndarray) -> float:
+    """Moment of inertia (kg·m²) of the parts ``names`` about the line through ``origin`` along unit ``axis``."""
+    total = 0.0
+    for n in names:
+        inertial = asset.part(n).inertial
+        if inertial is not None:
+            r = inertial.com - origin
+            r = r - (r @ axis) * axis
+            total += float(axis @ inertial.inertia @ axis) + inertial.mass * float(r @ r)
+    return total
 
 
 def _subtree_mass(asset: Asset, names: list[str]) -> tuple[float, np.ndarray]:
@@ -413,8 +429,14 @@ def _one_pass(work: Asset, analysis: Analysis, reasoner: Reasoner, cfg: Articula
                     preset["friction"] = max(preset["friction"], cfg.hold_margin * load)
                 elif d.type != "continuous":
                     preset["friction"] = max(preset["friction"], cfg.hold_margin * rest)
-                # a drive lifts the part against gravity and the joint's own friction
-                preset["effort"] = max(preset["effort"], cfg.effort_margin * load + preset["friction"])
+                # a drive lifts the part against gravity and the joint's own friction, and gets it across its
+                # range in drive_time: accelerating for half the time, then braking (travel = accel · t² / 4)
+                travel = 2 * math.pi if d.type == "continuous" else upper - lower
+                inertia = mass if d.type == "prismatic" else _subtree_inertia(
+                    work, subtree(parents, name), d.origin, axis)
+                accel = 4 * travel / cfg.drive_time**2
+                preset["effort"] = max(preset["effort"],
+                                       cfg.effort_margin * load + preset["friction"] + inertia * accel)
             jname = f"{name}_{_SUFFIX.get(d.preset, 'joint')}"
             joints.append(Joint(jname, d.type, parents[name], name, origin=d.origin, axis=d.axis, lower=lower,
                                 upper=upper, **preset))
