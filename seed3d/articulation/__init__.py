@@ -395,14 +395,16 @@ def _one_pass(work: Asset, analysis: Analysis, reasoner: Reasoner, cfg: Articula
             report(0.6 + 0.4 * i / max(len(order) - 1, 1), f"limits of {name}")
             d, lower, upper, sweep, note = _limits(work, scene, parents, name, decisions[name], cfg)
             bounded = d.type in ("revolute", "prismatic")
-            overlap = max((v for (_, other), v in scene.depths(subtree(parents, name), ground=False).items()
-                           if other == parents[name]), default=0.0) if bounded else 0.0
+            # every part outside the moving subtree moves against it: the validator rejects any overlap at rest
+            depths = scene.depths(subtree(parents, name), ground=False) if bounded else {}
+            overlap, into = max(((v, other) for (_, other), v in depths.items()), default=(0.0, ""))
             if bounded and (upper - lower <= 1e-9 or overlap > cfg.limits.rest_overlap):
-                # the sweep leaves no free range (the part is blocked at rest), or the part sits inside its parent:
-                # a joint that cannot move, or cannot be checked moving, is fixed
+                # the sweep leaves no free range (the part is blocked at rest), or the part sits inside another (a
+                # spurious piece cut inside its parent): a joint that cannot move, or cannot be checked moving, is
+                # fixed
                 note = (note + "; " if note else "") + (
                     "no free range in the sweep: fixed instead" if upper - lower <= 1e-9 else
-                    f"overlaps {parents[name]} by {overlap * 1000:.1f} mm at rest: fixed instead")
+                    f"overlaps {into} by {overlap * 1000:.1f} mm at rest: fixed instead")
                 if upper - lower <= 1e-9 and work.part(name).label in MOVING_PANELS:
                     blocked.append(name)
                     piece = _blocking_piece(work, analysis, parents, name, sweep)

@@ -107,9 +107,10 @@ class LimitsConfig:
     ground: bool = True
     """Sweep against a ground slab under z = 0 (the asset stands on it)."""
     rest_overlap: float = 0.002
-    """A revolute or prismatic joint whose part's hulls overlap its parent's deeper than this (m) at rest is fixed
-    instead: the validator (``ValidationConfig.penetration_tolerance``) rejects moving parts that overlap at rest,
-    and welds fixed ones (a spurious piece cut inside another, which the sweep lets move a millimetre)."""
+    """A revolute or prismatic joint whose moving parts' hulls overlap those of any other part (its parent or
+    not) deeper than this (m) at rest is fixed instead: the validator (``ValidationConfig.penetration_tolerance``)
+    rejects moving parts that overlap at rest, and welds fixed ones (a spurious piece cut inside another, which
+    the sweep lets move a millimetre)."""
 
 
 def _quaternion(r: FloatArray) -> list[float]:

@@ -526,6 +526,30 @@ def test_a_heavy_drum_gets_the_effort_to_turn_a_full_turn(tmp_path: Path) -> Non
     assert report.passed, [f"{c.name}: {c.message}" for c in report.failures]
 
 
+def test_moving_parts_that_overlap_a_neighbour_at_rest_are_fixed(tmp_path: Path) -> None:
+    """A door and the drawer under it, both hung from the body, overlap by 3 mm at rest (a mis-cut; the hull
+    clearing, which would cut them apart, is off here). Only overlaps with a part's own parent used to fix its
+    joint, so both moved and the validator rejected the overlap; now a moving part that overlaps any part outside
+    what it carries is fixed, and the asset validates."""
+    body = small_cabinet().part("body")
+    door = box([DOOR[0], -0.245, 0.3], [DOOR[1], 0.245, 0.55])
+    handle = box([DOOR[1], 0.17, 0.4], [DOOR[1] + 0.02, 0.19, 0.45])
+    drawer = box([DOOR[0], -0.245, 0.05], [DOOR[1], 0.245, 0.303])
+    pull = box([DOOR[1], -0.05, 0.16], [DOOR[1] + 0.02, 0.05, 0.18])
+    parts = [body, Part("door", door, "door", collision=[door]),
+             Part("door_handle", handle, "handle", collision=[handle]),
+             Part("drawer", drawer, "drawer", collision=[drawer]),
+             Part("drawer_handle", pull, "handle", collision=[pull])]
+    asset = articulate(Asset("overlap", parts, joints_known=False), config=dataclasses.replace(FAST, clearance=None))
+    for name, other in (("door", "drawer"), ("drawer", "door")):
+        assert _joint(asset, name).type == "fixed" and _joint(asset, name).parent == "body"
+        assert f"overlaps {other} by 3.0 mm at rest" in asset.metadata["articulation"]["parts"][name]["reason"]
+    root = asset.save(tmp_path / asset.name)
+    export_asset(asset, root, ("urdf", "mjcf"))
+    report = validate_path(root)
+    assert report.passed, [f"{c.name}: {c.message}" for c in report.failures]
+
+
 def test_glue_naming_a_part_the_asset_lacks_is_rejected() -> None:
     with pytest.raises(InvalidInputError, match="glue names parts the asset does not have: lid"):
         articulate(small_cabinet(), config=dataclasses.replace(FAST, glue=[("door", "lid")]))
