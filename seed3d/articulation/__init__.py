@@ -18,7 +18,7 @@
    ``hold_margin`` times the gravity torque at rest);
 6. when a moving panel's sweep finds it blocked at rest by a piece with its label that it touches (one door the
    segmenter cut in two), or a part that should turn freely cannot turn a full turn for a fitting that sits on it
-   within its outline (a knob's grip cut off as a button), glues the two into one part of the tree and redoes
+   within its bounds (a knob's grip cut off as a button), glues the two into one part of the tree and redoes
    steps 2-5 (``glue_split_panels``: at most ``SPLIT_PASSES`` more passes; the pass that leaves the fewest parts
    blocked is kept).
 

@@ -11,7 +11,7 @@ holds one (``size_prior.json``, written by ``seed3d train part-seg``).
 
 ``MaterialPrior`` is the other half of what a label says: what the training parts with that label were made of.
 The segmenter finds a part's label, not its material; ``Segmenter.physical`` gives a part its label's commonest
-material (wheels rubber, doors wood, knobs steel, shades aluminium) instead of one density for every part, so
+material (wheels rubber, doors wood, handles steel, bulbs glass) instead of one density for every part, so
 masses, inertias and contact friction come out near the real ones (``material_prior.json``, written with the size
 prior from the synth assets behind the training split).
 """

@@ -154,12 +154,16 @@ def train_part_segmenter(data: PathType, out: PathType, config: PartSegTrainConf
 
 def synth_material_prior(data: PathType, split: str = "train") -> MaterialPrior:
     """The label -> material prior of the synth assets behind ``data``'s ``split``: each sample id
-    (``{category}_{seed}``) generated again (geometry only, a few milliseconds each)."""
-    from seed3d.synth import generate
+    (``{category}_{seed}``) generated again (geometry only, about 16 ms each)."""
+    from seed3d.synth import CATEGORIES, generate
     from seed3d.synth.dataset import ShardDataset
 
     ids = ShardDataset(data, split, fields=("sample_id",), cache_shards=1).sample_ids
     if not ids:
         raise AssetFormatError(f"{data}/{split}: the split has no samples")
     pairs = [sid.rsplit("_", 1) for sid in ids]
+    bad = [sid for sid, pair in zip(ids, pairs, strict=True)
+           if len(pair) != 2 or pair[0] not in CATEGORIES or not pair[1].isdigit()]
+    if bad:
+        raise AssetFormatError(f"{data}/{split}: sample ids {bad[:3]} are not '{{category}}_{{seed}}' of synth assets")
     return fit_material_prior(generate(category, int(seed)) for category, seed in pairs)
