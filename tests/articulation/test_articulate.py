@@ -507,8 +507,8 @@ def test_a_heavy_panel_held_shut_by_friction_can_still_be_driven_open(tmp_path: 
 
 def test_a_heavy_drum_gets_the_effort_to_turn_a_full_turn(tmp_path: Path) -> None:
     """A solid steel drum (half a tonne, 17 kg·m² about its axle; a completed part is solid where a real drum is a
-    shell) spins on its axle. Its preset effort (200 N·m) got it a full turn only in about 1.5 s, and MuJoCo's drive
-    stopped short; the effort limit now also covers turning it a full turn in ``drive_time``."""
+    shell) spins on its axle. At its preset effort (200 N·m) MuJoCo's drive stopped 2.4 rad short of a full turn
+    after 2 s; the effort limit now also covers turning it a full turn in ``drive_time``."""
     body = box([-0.5, -0.5, 0.0], [0.3, 0.5, 0.7])  # heavy enough not to tip over with the drum on its front
     drum = cylinder(0.25, 0.35, 48, (1, 0, 0), (0.303, 0.0, 0.35))
     asset = articulate(Asset("washer", [Part("body", body, "body", collision=[body]), Part("drum", drum, "other")],
