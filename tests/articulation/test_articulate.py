@@ -15,7 +15,7 @@ from seed3d.articulation.limits import CollisionScene
 from seed3d.asset import Asset, Joint, Part, joint_motion
 from seed3d.errors import InvalidInputError
 from seed3d.export import export_asset
-from seed3d.physics.validate import validate_path
+from seed3d.physics.validate import ValidationReport, validate_path
 from seed3d.synth import generate
 from seed3d.synth.kinematics import intersection_volume
 from seed3d.synth.primitives import box, cylinder, difference, union
@@ -457,6 +457,15 @@ def test_a_cap_as_wide_as_its_jar_fitted_over_a_neck_screws_on() -> None:
     assert line_distance(cap.origin, cap.axis, [0.0, 0.0, 0.0], [0, 0, 1]) < 1e-3
 
 
+def _validated(asset: Asset, tmp_path: Path) -> ValidationReport:
+    """The validation report of ``asset`` saved and exported to URDF and MJCF; every check must pass."""
+    root = asset.save(tmp_path / asset.name)
+    export_asset(asset, root, ("urdf", "mjcf"))
+    report = validate_path(root)
+    assert report.passed, [f"{c.name}: {c.message}" for c in report.failures]
+    return report
+
+
 def test_a_door_hinged_along_its_top_edge_stays_shut_at_rest(tmp_path: Path) -> None:
     """A thick door whose handle is at its bottom edge hinges along its top edge, on its outer face, so its centre
     of mass hangs behind the hinge line and gravity swings it open by ~0.1 rad unless its joint friction holds it:
@@ -475,10 +484,7 @@ def test_a_door_hinged_along_its_top_edge_stays_shut_at_rest(tmp_path: Path) -> 
               for n in ("door", "door_handle")) / mass
     torque = abs(float(hinge.unit_axis @ np.cross(com - hinge.origin, [0.0, 0.0, -9.81 * mass])))
     assert torque > 0.5 and hinge.friction >= FAST.hold_margin * torque - 1e-9
-    root = asset.save(tmp_path / asset.name)
-    export_asset(asset, root, ("urdf", "mjcf"))
-    report = validate_path(root)
-    assert report.passed, [f"{c.name}: {c.message}" for c in report.failures]
+    _validated(asset, tmp_path)
 
 
 def test_a_heavy_panel_held_shut_by_friction_can_still_be_driven_open(tmp_path: Path) -> None:
@@ -498,11 +504,8 @@ def test_a_heavy_panel_held_shut_by_friction_can_still_be_driven_open(tmp_path: 
     load = inertial.mass * 9.81 * float(np.linalg.norm(rel - (rel @ hinge.unit_axis) * hinge.unit_axis))
     assert hinge.friction >= FAST.hold_margin * load * 0.99
     assert hinge.effort >= FAST.effort_margin * load + hinge.friction - 1e-9
-    root = asset.save(tmp_path / asset.name)
-    export_asset(asset, root, ("urdf", "mjcf"))
-    report = validate_path(root)
+    report = _validated(asset, tmp_path)
     assert {"urdf.drive", "mjcf.drive"} <= {c.name for c in report.checks}
-    assert report.passed, [f"{c.name}: {c.message}" for c in report.failures]
 
 
 def test_a_heavy_drum_gets_the_effort_to_turn_a_full_turn(tmp_path: Path) -> None:
@@ -519,11 +522,8 @@ def test_a_heavy_drum_gets_the_effort_to_turn_a_full_turn(tmp_path: Path) -> Non
     assert inertial is not None and inertial.mass > 500
     inertia = float(spin.unit_axis @ inertial.inertia @ spin.unit_axis)
     assert spin.effort >= inertia * 4 * 2 * math.pi / FAST.drive_time**2 > 200
-    root = asset.save(tmp_path / asset.name)
-    export_asset(asset, root, ("urdf", "mjcf"))
-    report = validate_path(root)
+    report = _validated(asset, tmp_path)
     assert {"urdf.drive", "mjcf.drive"} <= {c.name for c in report.checks}
-    assert report.passed, [f"{c.name}: {c.message}" for c in report.failures]
 
 
 def test_moving_parts_that_overlap_a_neighbour_at_rest_are_fixed(tmp_path: Path) -> None:
@@ -544,10 +544,7 @@ def test_moving_parts_that_overlap_a_neighbour_at_rest_are_fixed(tmp_path: Path)
     for name, other in (("door", "drawer"), ("drawer", "door")):
         assert _joint(asset, name).type == "fixed" and _joint(asset, name).parent == "body"
         assert f"overlaps {other} by 3.0 mm at rest" in asset.metadata["articulation"]["parts"][name]["reason"]
-    root = asset.save(tmp_path / asset.name)
-    export_asset(asset, root, ("urdf", "mjcf"))
-    report = validate_path(root)
-    assert report.passed, [f"{c.name}: {c.message}" for c in report.failures]
+    _validated(asset, tmp_path)
 
 
 def test_glue_naming_a_part_the_asset_lacks_is_rejected() -> None:
