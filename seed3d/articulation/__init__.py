@@ -9,7 +9,9 @@
 3. for each part computes candidate axes with geometric operators (``candidates.Analysis``: contact patches,
    box edges and axes, symmetry axes of revolved parts, principal axes) and lets a ``Reasoner`` pick the joint
    type, axis, pivot and opening direction (``infer.RuleReasoner`` by default, ``infer.VLMReasoner`` for a
-   vision-language model's JSON answers);
+   vision-language model's JSON answers); a fitting that meets its parent with a running clearance and carries a
+   larger part glued to it is that part's end cut off by the segmenter (a lamp head's knuckle labelled bulb): the
+   two are glued and judged as the larger part (``_cut_off_pieces``);
 4. cuts the collision hulls back where they overlap parts that move against them, each decided joint taken
    over the widest range its sweep will try (a coarse decomposition of a cabinet body fills its drawer
    cavities; ``ArticulationConfig.clearance``, ``seed3d.physics.collision.clear_moving_parts``);
@@ -38,9 +40,11 @@ from typing import Any
 import numpy as np
 
 from seed3d.articulation._geometry import unit
-from seed3d.articulation.candidates import FLUSH, Analysis, AnalysisConfig, Candidate, Contact, Shape
+from seed3d.articulation.candidates import CLEARANCE, FLUSH, Analysis, AnalysisConfig, Candidate, Contact, Shape
 from seed3d.articulation.infer import (
+    ALWAYS_MOVING,
     FITTINGS,
+    FIXED_LABELS,
     MOVING_PANELS,
     Decision,
     PartContext,
@@ -312,6 +316,29 @@ def _pieces(parents: dict[str, str], glue: list[tuple[str, str]]) -> dict[str, s
     return out
 
 
+def _cut_off_pieces(work: Asset, analysis: Analysis, parents: dict[str, str], pieces: dict[str, str]) -> dict[str, str]:
+    """Fitting -> the part it is a piece of: a fitting with a running clearance to its parent that carries, glued
+    flush, a larger part (by area) that moves by its shape (an arm, a shade). A fitting is a leaf; carrying a
+    larger part, it is the end of that part that meets the parent, cut off and labelled apart by the segmenter (a
+    lamp head's knuckle labelled bulb), and the joint there is the larger part's."""
+    out: dict[str, str] = {}
+    for name, par in parents.items():
+        contact = analysis.contact(name, par)
+        if name in pieces or work.part(name).label not in FITTINGS or contact is None or contact.kind != CLEARANCE:
+            continue
+        own, best = analysis.shape(name).area, (0.0, "")
+        for child, host in parents.items():
+            label = work.part(child).label
+            if host != name or child in pieces or label in FITTINGS | FIXED_LABELS | ALWAYS_MOVING:
+                continue
+            glued, area = analysis.contact(name, child), analysis.shape(child).area
+            if glued is not None and glued.kind == FLUSH and area > max(own, best[0]):
+                best = (area, child)
+        if best[1]:
+            out[name] = best[1]
+    return out
+
+
 def _blocking_piece(work: Asset, analysis: Analysis, parents: dict[str, str], name: str,
                     sweep: SweepResult) -> str | None:
     """The piece of another panel with ``name``'s label that stops ``name``'s sweep at rest and touches it
@@ -362,6 +389,11 @@ def _one_pass(work: Asset, analysis: Analysis, reasoner: Reasoner, cfg: Articula
     else:
         root, parents = tree
     pieces = _pieces(parents, glue)
+    cut = _cut_off_pieces(work, analysis, parents, pieces)
+    for fitting, part in cut.items():  # the part hangs from the fitting: glued on it, judged with it
+        pieces.update({k: fitting for k, v in pieces.items() if v == part})
+        pieces[part] = fitting
+    glue = [*glue, *((f, p) for f, p in cut.items() if (f, p) not in glue and (p, f) not in glue)]
     order = _order(root, parents)
     joints: list[Joint] = []
     notes: dict[str, dict[str, Any]] = {}
@@ -377,8 +409,10 @@ def _one_pass(work: Asset, analysis: Analysis, reasoner: Reasoner, cfg: Articula
                                            reason=f"glued on {par}: pieces of one part move as one")
                 continue
             partners = [k for k, v in pieces.items() if v == name]
+            if name in cut:
+                notes[name]["piece_of"] = cut[name]
             ctx = PartContext(
-                name=name, label=work.part(name).label, parent=par, parent_label=work.part(par).label,
+                name=name, label=work.part(cut.get(name, name)).label, parent=par, parent_label=work.part(par).label,
                 shape=analysis.union_shape(name, partners), parent_shape=analysis.shape(par), contact=contact,
                 candidates=candidates,
                 children=[(c, work.part(c).label) for c, p in parents.items()

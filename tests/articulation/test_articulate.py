@@ -550,3 +550,27 @@ def test_moving_parts_that_overlap_a_neighbour_at_rest_are_fixed(tmp_path: Path)
 def test_glue_naming_a_part_the_asset_lacks_is_rejected() -> None:
     with pytest.raises(InvalidInputError, match="glue names parts the asset does not have: lid"):
         articulate(small_cabinet(), config=dataclasses.replace(FAST, glue=[("door", "lid")]))
+
+
+def test_a_lamp_head_whose_knuckle_was_cut_off_as_a_bulb_tilts_on_it() -> None:
+    """The segmenter can cut a desk lamp's knuckle (the ball at the arm's tip and the neck below it) off the head
+    and label it bulb. The knuckle alone meets the arm, so the head's joint is the knuckle's, and a bulb is fixed:
+    the head could not tilt. A fitting that carries a larger part glued to it, with a running clearance to its
+    own parent, is that part's cut-off end: the two are glued and tilt together about the knuckle."""
+    truth = generate("lamp", 0)  # a desk lamp
+    tip = truth.joint_to("head").origin
+    head = truth.part("head").mesh
+    lo, hi = head.vertices.min(axis=0) - 0.01, head.vertices.max(axis=0) + 0.01
+    cut = tip[2] - 0.045  # across the neck, 10 mm above the shade
+    knuckle = difference(head, box(lo, [hi[0], hi[1], cut]))
+    shade = difference(head, box([lo[0], lo[1], cut], hi))
+    parts = [p for p in strip_joints(truth).parts if p.name != "head"]
+    pred = articulate(Asset("lamp", [*parts, Part("knuckle", knuckle, "bulb"), Part("head", shade, "shade")],
+                            joints_known=False), config=FAST)
+    tilt = _joint(pred, "knuckle")
+    assert tilt.type == "revolute" and tilt.parent == "upper_arm"
+    assert axis_angle(tilt.unit_axis, truth.joint_to("head").unit_axis) < 0.05
+    assert line_distance(tilt.origin, tilt.axis, tip, truth.joint_to("head").axis) < 0.005
+    assert _joint(pred, "head").type == "fixed" and _joint(pred, "head").parent == "knuckle"
+    assert pred.metadata["articulation"]["glued"] == [["knuckle", "head"]]
+    assert pred.metadata["articulation"]["parts"]["knuckle"]["piece_of"] == "head"
