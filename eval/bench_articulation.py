@@ -23,7 +23,10 @@ surface, no internal faces, as a generated mesh would be): the shipped part segm
 cut parts are completed (``seed3d.parts.complete``) and articulated with the collision settings the pipeline gives
 generated parts (``seed3d.pipeline.generated_physics``), and predicted parts are matched one to one to true parts by
 face-area IoU (Hungarian) before the joints are compared; a true part with no match counts as a miss. It also
-reports parts mIoU (automatic, number of parts given, and a connected-components baseline). Results go to
+reports parts mIoU (automatic, number of parts given, and a connected-components baseline) and mass errors
+(``FromPredicted.masses``: the asset's mass against the truth's, and the median over matched parts, as
+|log2(predicted / true)|; the table's "mass×" is the asset's factor 2^error, "solid×" the same with every
+completed part solid at its label material's full density, as before the wall cap). Results go to
 eval/results/articulation_predicted.json (and its picture); the committed ones are from
 ``python eval/bench_articulation.py --parts predicted --seeds 1000-1001`` (43 assets, 16–26 minutes on 2 shared cores).
 """
@@ -49,6 +52,9 @@ from seed3d.synth import generate, list_categories
 
 RESULTS = Path(__file__).parent / "results"
 ROTATIONAL = ("revolute", "continuous")
+#: Per-asset figures of predicted parts, averaged per category and overall as ``parts_<key>``.
+PART_FIGURES = ("miou", "miou_given", "miou_components", "labels_ok", "mass_err", "mass_err_solid", "part_mass_err",
+                "part_mass_err_solid")
 
 
 def _interval_iou(a: tuple[float, float], b: tuple[float, float]) -> float:
@@ -184,13 +190,33 @@ class FromPredicted:
         miou_comp, _, _ = match_parts(comp, shell_truth, np.asarray(shell_tm.area_faces))
         meshes = complete_parts(seg.mesh, seg.face_part, seg.labels)
         names = [truth.parts[matching[k]].name if k in matching else f"extra_{k}" for k in range(seg.num_parts)]
-        parts = [Part(n, m, label=lab, physical=self.segmenter.physical(lab))
+        parts = [Part(n, m, label=lab, physical=self.segmenter.physical(lab, m))
                  for n, m, lab in zip(names, meshes, seg.labels, strict=True) if m is not None]
         pred = articulate(Asset(truth.name, parts, joints_known=False), config=self.config)
         info = {"miou": miou, "miou_given": miou_given, "miou_components": miou_comp, "parts_true": len(truth.parts),
                 "parts_pred": len(parts), "segment_seconds": round(seconds, 2),
-                "labels_ok": float(np.mean([seg.labels[p] == truth.parts[t].label for p, t in matching.items()]))}
+                "labels_ok": float(np.mean([seg.labels[p] == truth.parts[t].label for p, t in matching.items()])),
+                **self.masses(truth, parts)}
         return pred, info
+
+    def masses(self, truth: Asset, parts: list[Part]) -> dict[str, float]:
+        """Mass errors as |log2(predicted / true)|: of the whole asset (``mass_err``) and the median over parts
+        matched to a true part (``part_mass_err``), with the label's material capped by its wall (as shipped) and,
+        side by side, at its full density (``*_solid``: completed parts solid)."""
+        from seed3d.physics._geometry import signed_volume
+
+        def volume(part: Part) -> float:
+            return abs(signed_volume(part.mesh.vertices, part.mesh.faces))
+
+        true = {p.name: volume(p) * p.physical.density for p in truth.parts}
+        capped = {p.name: volume(p) * p.physical.density for p in parts}
+        solid = {p.name: volume(p) * self.segmenter.physical(p.label).density for p in parts}
+        out = {}
+        for key, pred in (("", capped), ("_solid", solid)):
+            out[f"mass_err{key}"] = abs(math.log2(sum(pred.values()) / sum(true.values())))
+            errs = [abs(math.log2(max(pred[n], 1e-9) / true[n])) for n in pred if true.get(n, 0.0) > 0]
+            out[f"part_mass_err{key}"] = float(np.median(errs)) if errs else 0.0
+        return out
 
 
 def run(categories: list[str], seeds: list[int], validate: bool, verbose: bool = False,
@@ -245,7 +271,7 @@ def run(categories: list[str], seeds: list[int], validate: bool, verbose: bool =
             summary = summarise(rows_cat)
             summary["assets"] = len(assets)
             summary["seconds_mean"] = float(np.mean([a["seconds"] for a in assets]))
-            for key in ("miou", "miou_given", "miou_components", "labels_ok"):
+            for key in PART_FIGURES:
                 if key in assets[0]:
                     summary[f"parts_{key}"] = float(np.mean([a[key] for a in assets]))
             if validate:
@@ -258,7 +284,7 @@ def run(categories: list[str], seeds: list[int], validate: bool, verbose: bool =
     overall = summarise(all_rows)
     overall["assets"] = sum(v["summary"]["assets"] for v in per_cat.values())
     everything = [a for v in per_cat.values() for a in v["assets"]]
-    for key in ("miou", "miou_given", "miou_components", "labels_ok"):
+    for key in PART_FIGURES:
         if everything and key in everything[0]:
             overall[f"parts_{key}"] = float(np.mean([a[key] for a in everything]))
     if validate:
@@ -289,7 +315,8 @@ def table(result: dict[str, Any], validate: bool) -> str:
     """The per-category text table."""
     head = f"{'category':16} {'n':>3} {'mov':>4} {'type':>5} {'axis°':>6} {'pivot':>6} {'IoU':>5} {'succ':>5} " \
            f"{'parent':>6}" + (f" {'exec':>5} {'(gt)':>5}" if validate else "") + f" {'s/asset':>7}" + (
-               f" {'mIoU':>5} {'given':>5} {'comp':>5}" if "parts_miou" in result["overall"] else "")
+               f" {'mIoU':>5} {'given':>5} {'comp':>5} {'mass×':>5} {'solid×':>6}" if "parts_miou" in result["overall"]
+               else "")
     lines = [head, "-" * len(head)]
     items = list(result["categories"].items()) + [("ALL", {"summary": result["overall"]})]
     for cat, v in items:
@@ -302,6 +329,7 @@ def table(result: dict[str, Any], validate: bool) -> str:
                if validate else "")
             + f" {_fmt(s.get('seconds_mean'), nd=1):>7}"
             + (f" {_fmt(s['parts_miou']):>5} {_fmt(s['parts_miou_given']):>5} {_fmt(s['parts_miou_components']):>5}"
+               f" {_fmt(2 ** s['parts_mass_err'], nd=1):>5} {_fmt(2 ** s['parts_mass_err_solid'], nd=1):>6}"
                if "parts_miou" in s else ""))
     return "\n".join(lines)
 

@@ -78,7 +78,7 @@ def decompose(mesh: Mesh, segmenter: Segmenter, name: str = "asset", num_parts: 
         meshes = _within_budget(meshes, target_faces)
     t2 = time.perf_counter()
     kept = [(m, label) for m, label in zip(meshes, seg.labels, strict=True) if m is not None]
-    parts = [Part(n, m, label=label, physical=segmenter.physical(label))
+    parts = [Part(n, m, label=label, physical=segmenter.physical(label, m))
              for n, (m, label) in zip(part_names([lab for _, lab in kept]), kept, strict=True)]
     meta = {"parts": {"labels": seg.labels, "scores": seg.scores, "faces": [int((seg.face_part == k).sum())
                                                                             for k in range(seg.num_parts)],

@@ -13,7 +13,10 @@ holds one (``size_prior.json``, written by ``seed3d train part-seg``).
 The segmenter finds a part's label, not its material; ``Segmenter.physical`` gives a part its label's commonest
 material (wheels rubber, doors wood, handles steel, bulbs glass) instead of one density for every part, so
 masses, inertias and contact friction come out near the real ones (``material_prior.json``, written with the size
-prior from the synth assets behind the training split).
+prior from the synth assets behind the training split). It also keeps, per label, the median wall (``wall``: twice
+the volume over the area, a panel's thickness, a hollow part's wall) of the training parts: a completed part is
+solid where a real drawer, drum or cabinet is a box of panels, so its mass is capped at wall × area × density
+(the material's density scaled down, ``MaterialPrior.material`` with the part's mesh).
 """
 
 from __future__ import annotations
@@ -21,13 +24,14 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
-from seed3d.asset import Asset, PhysicalMaterial, atomic_file
+from seed3d.asset import Asset, Mesh, PhysicalMaterial, atomic_file
 from seed3d.errors import AssetFormatError, InvalidInputError
+from seed3d.physics._geometry import signed_volume
 from seed3d.typed import PathType
 
 #: File name of the prior inside a segmenter folder.
@@ -108,26 +112,48 @@ def fit_size_prior(part: np.ndarray, label: np.ndarray, labels: tuple[str, ...],
     return SizePrior(tuple(labels), np.log(prob), tuple(int(c) for c in seen))
 
 
+def wall(mesh: Mesh) -> float:
+    """Twice the volume a closed mesh encloses over its area (m): the thickness of a panel or of a hollow part's
+    wall (each side counts half the area), a third of a solid cube's side; 0 for a mesh without area."""
+    area = float(mesh.face_areas_normals()[0].sum())
+    return 2.0 * abs(signed_volume(mesh.vertices, mesh.faces)) / area if area > 0 else 0.0
+
+
 @dataclass
 class MaterialPrior:
-    """Per label, how many training parts were made of each physical material, and the commonest of them."""
+    """Per label, how many training parts were made of each physical material, the commonest of them, and the
+    median wall of the parts."""
 
     materials: dict[str, PhysicalMaterial]
     """Label -> its commonest material (the first by name on a tie)."""
     counts: dict[str, dict[str, int]]
     """Label -> material name -> training parts."""
+    walls: dict[str, float] = field(default_factory=dict)
+    """Label -> the median ``wall`` (m) of its training parts (a label without one: masses are not capped)."""
 
-    def material(self, label: str) -> PhysicalMaterial | None:
-        """A copy of ``label``'s commonest material (None for a label the training parts never had)."""
+    def material(self, label: str, mesh: Mesh | None = None) -> PhysicalMaterial | None:
+        """A copy of ``label``'s commonest material (None for a label the training parts never had). Given the
+        part's closed ``mesh``, a part whose volume exceeds its label's wall times its area (a completed drawer,
+        solid where the real one is a box of panels) gets the density scaled so its mass is wall × area ×
+        density, named "… (hollow)"."""
         found = self.materials.get(label)
-        return None if found is None else replace(found)
+        if found is None:
+            return None
+        limit = self.walls.get(label)
+        if mesh is None or limit is None:
+            return replace(found)
+        own = wall(mesh)  # 2 · volume / area: the capped mass wall · area · density is the mass · 2 · wall / own
+        if own <= 2.0 * limit:
+            return replace(found)
+        return replace(found, name=f"{found.name} (hollow)", density=found.density * 2.0 * limit / own)
 
     def save(self, folder: PathType) -> Path:
         """Write ``material_prior.json`` into ``folder`` atomically; returns its path."""
         path = Path(folder) / MATERIAL_FILE
         doc = {"labels": {label: {"material": {"name": m.name, "density": m.density, "friction": m.friction,
                                                "restitution": m.restitution},
-                                  "counts": dict(sorted(self.counts[label].items(), key=lambda kv: (-kv[1], kv[0])))}
+                                  "counts": dict(sorted(self.counts[label].items(), key=lambda kv: (-kv[1], kv[0]))),
+                                  **({"wall_m": round(self.walls[label], 6)} if label in self.walls else {})}
                           for label, m in sorted(self.materials.items())}}
         with atomic_file(path) as tmp:
             tmp.write_text(json.dumps(doc, indent=1) + "\n")
@@ -143,15 +169,20 @@ class MaterialPrior:
             doc = json.loads(path.read_text())["labels"]
             materials = {str(k): PhysicalMaterial(**v["material"]) for k, v in doc.items()}
             counts = {str(k): {str(n): int(c) for n, c in v["counts"].items()} for k, v in doc.items()}
+            walls = {str(k): float(v["wall_m"]) for k, v in doc.items() if "wall_m" in v}
         except (OSError, ValueError, KeyError, TypeError, InvalidInputError) as exc:
             raise AssetFormatError(f"{path}: not a material prior ({exc})") from exc
-        return cls(materials, counts)
+        if not all(np.isfinite(w) and w > 0 for w in walls.values()):
+            raise AssetFormatError(f"{path}: walls must be positive lengths")
+        return cls(materials, counts, walls)
 
 
 def fit_material_prior(assets: Iterable[Asset]) -> MaterialPrior:
-    """The prior from assets whose parts carry their physical materials: one count per part; a material name met
-    with two different sets of values is an ``InvalidInputError``."""
+    """The prior from assets whose parts carry their physical materials: one count per part, and each part's
+    ``wall`` towards its label's median; a material name met with two different sets of values is an
+    ``InvalidInputError``."""
     counts: dict[str, Counter[str]] = {}
+    walls: dict[str, list[float]] = {}
     known: dict[str, PhysicalMaterial] = {}
     for asset in assets:
         for part in asset.parts:
@@ -159,7 +190,9 @@ def fit_material_prior(assets: Iterable[Asset]) -> MaterialPrior:
             if known.setdefault(m.name, m) != m:
                 raise InvalidInputError(f"material {m.name!r} has two sets of values: {known[m.name]} and {m}")
             counts.setdefault(part.label, Counter())[m.name] += 1
+            walls.setdefault(part.label, []).append(wall(part.mesh))
     if not counts:
         raise InvalidInputError("no parts to fit a material prior on")
     materials = {label: replace(known[min(c, key=lambda n: (-c[n], n))]) for label, c in counts.items()}
-    return MaterialPrior(materials, {label: dict(c) for label, c in counts.items()})
+    medians = {label: float(np.median(w)) for label, w in walls.items() if np.median(w) > 0}
+    return MaterialPrior(materials, {label: dict(c) for label, c in counts.items()}, medians)

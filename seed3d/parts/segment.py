@@ -132,10 +132,11 @@ class Segmenter:
         return cls(PartSegmenter.from_pretrained(path, device), config, device, SizePrior.load(path),
                    MaterialPrior.load(path))
 
-    def physical(self, label: str) -> PhysicalMaterial:
+    def physical(self, label: str, mesh: Mesh | None = None) -> PhysicalMaterial:
         """The material a part with ``label`` most likely is (the material prior's commonest for the label; the
-        default plastic without a prior or for a label it never saw)."""
-        found = None if self.material_prior is None else self.material_prior.material(label)
+        default plastic without a prior or for a label it never saw); given the part's closed ``mesh``, its density
+        scaled down when the part is thicker than its label's wall (``MaterialPrior.material``)."""
+        found = None if self.material_prior is None else self.material_prior.material(label, mesh)
         return found if found is not None else PhysicalMaterial()
 
     def _tensor(self, a: np.ndarray) -> torch.Tensor:

@@ -18,8 +18,10 @@ from seed3d.parts.prior import (
     SizePrior,
     fit_material_prior,
     fit_size_prior,
+    wall,
 )
-from seed3d.synth.primitives import box
+from seed3d.physics._geometry import signed_volume
+from seed3d.synth.primitives import box, difference
 
 LABELS = ("body", "handle", "drawer")
 
@@ -106,7 +108,20 @@ def test_material_prior_round_trips_and_rejects_bad_input(tmp_path: Path) -> Non
     assert prior.save(tmp_path).name == MATERIAL_FILE
     back = MaterialPrior.load(tmp_path)
     assert back is not None and back.materials == prior.materials and back.counts == prior.counts
+    assert back.walls == pytest.approx(prior.walls, abs=1e-6) and set(back.walls) == {"handle", "body"}
     assert MaterialPrior.load(tmp_path / "nowhere") is None
+    doc = json.loads((tmp_path / MATERIAL_FILE).read_text())
+    doc["labels"]["body"].pop("wall_m")  # a prior written before walls were kept: no cap for that label
+    doc["labels"]["handle"]["wall_m"] = 0.0
+    (tmp_path / MATERIAL_FILE).write_text(json.dumps(doc))
+    with pytest.raises(AssetFormatError, match="walls must be positive"):
+        MaterialPrior.load(tmp_path)
+    doc["labels"]["handle"].pop("wall_m")
+    (tmp_path / MATERIAL_FILE).write_text(json.dumps(doc))
+    back = MaterialPrior.load(tmp_path)
+    assert back is not None and back.walls == {}
+    solid = box([0.0, 0.0, 0.0], [0.3, 0.4, 0.2])
+    assert back.material("body", Mesh(solid.vertices, solid.faces)) == WOOD
     doc = json.loads((tmp_path / MATERIAL_FILE).read_text())
     doc["labels"]["body"]["material"]["density"] = -1.0
     (tmp_path / MATERIAL_FILE).write_text(json.dumps(doc))
@@ -116,3 +131,31 @@ def test_material_prior_round_trips_and_rejects_bad_input(tmp_path: Path) -> Non
         fit_material_prior([_asset(("handle", STEEL), ("knob", PhysicalMaterial("steel", 7800.0)))])
     with pytest.raises(InvalidInputError, match="no parts"):
         fit_material_prior([])
+
+
+def _mass(mesh: Mesh, m: PhysicalMaterial) -> float:
+    return abs(signed_volume(mesh.vertices, mesh.faces)) * m.density
+
+
+def test_a_completed_solid_part_weighs_what_a_box_of_panels_with_its_label_weighs() -> None:
+    """Synth drawers are boxes of 12 mm panels; a completed drawer is a solid block of the same size and, at the
+    wood's density, would weigh several times as much. The prior keeps the drawers' median wall (twice the volume
+    over the area: the panels' thickness) and scales the density of a part with more volume than wall × area so
+    its mass is wall × area × density: the block then weighs about what the drawer does (40 % more here: its
+    closed top counts as a panel). A part with no more volume than wall × area keeps its material."""
+    outer = ([0.0, 0.0, 0.0], [0.4, 0.5, 0.2])
+    drawer = difference(box(*outer), box([0.012, 0.012, 0.012], [0.388, 0.488, 0.3]))
+    assert wall(drawer) == pytest.approx(0.012, rel=0.1)
+    prior = fit_material_prior([Asset("d", [Part("drawer", drawer, label="drawer", physical=WOOD),
+                                            Part("body", box([0, 0, -0.1], [0.4, 0.5, 0.0]), label="body",
+                                                 physical=WOOD)], joints_known=False)])
+    assert prior.walls["drawer"] == pytest.approx(wall(drawer))
+    block = box(*outer)  # the drawer completed from its front and rim: solid
+    assert _mass(block, WOOD) > 5 * _mass(drawer, WOOD)
+    hollow = prior.material("drawer", block)
+    assert hollow is not None and hollow.name == "wood (hollow)" and hollow.friction == WOOD.friction
+    assert 1.0 < _mass(block, hollow) / _mass(drawer, WOOD) < 1.5
+    thin = box([0.0, 0.0, 0.0], [0.4, 0.5, 0.02])  # a 20 mm board: no more volume than wall × area, kept
+    assert prior.material("drawer", thin) == WOOD
+    assert prior.material("lid", block) is None
+    assert wall(Mesh(np.zeros((0, 3)), np.zeros((0, 3), np.int64))) == 0.0
