@@ -192,11 +192,15 @@ def build_faucet(b: AssetBuilder) -> None:
             pieces.append(union(cylinder(0.03, 0.008, 24, at=(0, s * 0.085, 0)),
                                 cylinder(0.011, 0.022, 16, at=(0, s * 0.085, 0.007))))
         pieces.append(box([-0.012, -0.085, 0], [0.012, 0.085, 0.008]))
-    root = b.add("body", union(*pieces), "body", fin, physical="brass")
-    # spout: a collar around the column with an arm reaching forward and a nozzle pointing down
+    # a hull per piece: one hull round plate and column (a cone) would reach into the spout's collar
+    root = b.add("body", union(*pieces), "body", fin, physical="brass", collision=[reduced_hull(x) for x in pieces])
+    # spout: a collar around the column with an arm reaching forward and a nozzle pointing down; a swivelling
+    # collar turns with a running clearance round the column, a fixed one is fitted tight on it (glued)
+    swivel = p["spout"] == "swivel"
     zc = top - 0.075 if not two else max(top - 0.06, 0.075)
     ch = 0.034
-    r_in, r_out = rc + g, rc + g + 0.008
+    r_in = rc + g if swivel else rc
+    r_out = r_in + 0.008
     collar = lathe([(r_in, zc), (r_out, zc), (r_out, zc + ch), (r_in, zc + ch)], 32)
     reach = float(rng.uniform(0.12, 0.2))
     za = zc + ch / 2
@@ -206,7 +210,6 @@ def build_faucet(b: AssetBuilder) -> None:
     spout = union(collar, arm, nozzle, elbow)
     spout_pieces = [*annulus_sectors(r_in, r_out, zc, zc + ch, 32, 16), reduced_hull(arm), reduced_hull(nozzle),
                     reduced_hull(elbow)]
-    swivel = p["spout"] == "swivel"
     if swivel:
         lim = float(np.deg2rad(rng.uniform(50, 70)))
         b.add("spout", spout, "spout", fin, root, "hinge", origin=[0, 0, zc], axis=[0, 0, 1], lower=-lim, upper=lim,
