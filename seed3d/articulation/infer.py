@@ -55,6 +55,8 @@ MOVING_PANELS: frozenset[str] = frozenset({"door", "drawer", "lid", "screen"})
 PANEL_ON_PANEL = 0.001
 #: Fittings that sit on a moving panel (a handle on a door) with full weight.
 FITTINGS: frozenset[str] = frozenset({"handle", "knob", "button", "panel", "bulb", "keyboard", "lever", "cushion"})
+#: Share of a part's facing surface that must be clear for ``RuleReasoner._runner`` to count a way as open.
+RUNNER_SHARE = 0.999
 #: Labels that are always fixed to their parent.
 FIXED_LABELS: frozenset[str] = frozenset({"body", "leg", "top", "frame", "base", "back", "cushion", "keyboard", "bulb",
                                           "panel", "shelf"})
@@ -623,7 +625,8 @@ class RuleReasoner:
     A part labelled door, drawer, lid, screen, knob, wheel or button moves by its label (a button is pressed in
     along its depth; a round button as wide as a dial turns and an oblong knob is pressed like a button; a long
     bar labelled button is judged as a handle; a drawer slides level; a door too thick to be a panel is a drum when
-    it is round, a post of its frame (fixed) when it is a long bar, else a drawer); handles, levers, spouts, seats,
+    it is round, a post of its frame (fixed) when it is a long bar, else a drawer; a lid is hinged unless it screws
+    on or is held in runners that leave it one level way out); handles, levers, spouts, seats,
     arms, shades, trays and unknown parts move only when they have a running clearance to their parent (glued parts
     touch; a round tray apart from it stands on a spindle the cut left out, and turns), and then by their shape: a
     sleeve fit slides (or turns when the part is a solid of revolution), a collar swings round its post, a knuckle
@@ -660,6 +663,10 @@ class RuleReasoner:
             if _is_cap(ctx):
                 return self._spin(ctx, "spin", "a round lid with a deep skirt, narrower than the part it closes, "
                                                "is a cap: it screws on (turns about its axis)")
+            runner = self._runner(ctx)
+            if runner is not None:
+                return self._slide(ctx, "drawer", "a lid held in runners (every way but one level one meets its "
+                                                  "parent) slides out along them", runner)
             return self._hinge(ctx, "lid")
         if label == "knob":
             if ctx.parent_label in MOVING_PANELS and kind == FLUSH:
@@ -720,6 +727,14 @@ class RuleReasoner:
         return None
 
     # ---- rules
+    def _runner(self, ctx: PartContext) -> FloatArray | None:
+        """The one way a part held in runners can slide (None otherwise): the only box axis along which all of its
+        facing surface is clear of the other parts' true surfaces, and level. Lips lapping over a lid's edges
+        block lifting it for a sliver of its top (a lid lifted off a box is clear all over), so the share must
+        be whole; the hulls of a decomposed body may miss lips that thin."""
+        clear = ctx.clear_directions(share=RUNNER_SHARE)
+        return clear[0] if len(clear) == 1 and _level(clear[0]) else None
+
     def _hinge(self, ctx: PartContext, what: str) -> Decision:
         box = ctx.shape.box
         order = box.order()

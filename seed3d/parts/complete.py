@@ -748,15 +748,14 @@ def _check_input(shell: Mesh, face_part: np.ndarray, labels: list[str]) -> IntAr
 
 
 def _patches(shell: Mesh, fp: IntArray, labels: list[str]) -> list[_Patch]:
-    """Each part's faces with compact, exactly welded vertices (collapsed faces dropped)."""
+    """Each part's faces with compact, exactly welded vertices (collapsed faces dropped: a part with only
+    collapsed faces gets an empty patch)."""
     uniq, inverse = np.unique(shell.vertices, axis=0, return_inverse=True)
     faces = inverse.reshape(-1)[shell.faces]
     ok = (faces[:, 0] != faces[:, 1]) & (faces[:, 1] != faces[:, 2]) & (faces[:, 0] != faces[:, 2])
     out = []
     for i, label in enumerate(labels):
         f = faces[ok & (fp == i)]
-        if not len(f):
-            raise InvalidInputError(f"part {i} ({label}) has only degenerate faces")
         used, local = np.unique(f, return_inverse=True)
         out.append(_Patch(str(label), uniq[used], local.reshape(-1, 3), used))
     return out
@@ -774,10 +773,11 @@ def _merge_into(body: _Patch, parts: list[_Patch]) -> None:
 
 
 def _body_index(patches: list[_Patch]) -> int:
-    """The body: the part with the first of ``ROOT_LABELS`` present (largest if several), else the largest."""
+    """The body: the part with the first of ``ROOT_LABELS`` present (largest if several), else the largest; a part
+    with no faces left is never the body."""
     area = [float(_face_geometry(p.v, p.f)[1].sum()) for p in patches]
     for label in ROOT_LABELS:
-        named = [i for i, p in enumerate(patches) if p.label == label]
+        named = [i for i, p in enumerate(patches) if p.label == label and len(p.f)]
         if named:
             return max(named, key=lambda i: area[i])
     return int(np.argmax(area))
@@ -803,14 +803,16 @@ def complete_parts(shell: Mesh, face_part: np.ndarray, labels: list[str],
                    config: CompletionConfig | None = None) -> list[Mesh | None]:
     """One closed, outward-oriented manifold mesh per part of a segmented shell, hidden geometry filled in.
 
-    A part that spans no area to build on (a sliver seen edge-on, a few collinear faces) cannot be completed:
-    its entry is None and its faces join the body's. A sheet left inside the volume completion gave another part
-    (``CompletionConfig.embedded_sheet``) joins that part: its entry is None too. A body whose patch spans no
-    volume is shaped by the convex hull of the whole shell."""
+    A part that spans no area to build on (a sliver seen edge-on, a few collinear faces, only faces that collapse
+    when the vertices are welded) cannot be completed: its entry is None and its faces join the body's. A sheet
+    left inside the volume completion gave another part (``CompletionConfig.embedded_sheet``) joins that part: its
+    entry is None too. A body whose patch spans no volume is shaped by the convex hull of the whole shell."""
     cfg = config or CompletionConfig()
     _m3d()  # fail early with an actionable message when manifold3d is missing
     fp = _check_input(shell, face_part, labels)
     patches = _patches(shell, fp, list(labels))
+    if not any(len(p.f) for p in patches):
+        raise InvalidInputError("every face of the shell is degenerate: nothing to complete")
     b = _body_index(patches)
     body_patch = patches[b]
     body_v = body_patch.v
@@ -834,6 +836,10 @@ def complete_parts(shell: Mesh, face_part: np.ndarray, labels: list[str],
     merged: list[int] = []
     for i, p in enumerate(patches):
         if i == b:
+            continue
+        if not len(p.f):
+            logger.warning("part %d (%s) has only degenerate faces; it joins the body", i, p.label)
+            merged.append(i)
             continue
         if p.label in DRAWER_LABELS or p.label in PANEL_LABELS:
             p.frame = _front_frame(p, body_v)

@@ -53,7 +53,8 @@ def _lid_joint_limits(rng: np.random.Generator) -> float:
 
 
 def build_box(b: AssetBuilder) -> None:
-    """A storage box or chest: an open box with a lid hinged on its back edge or sliding off the front."""
+    """A storage box or chest: an open box with a lid hinged on its back edge, or sliding off the front in runners
+    along the side walls (a lip over each edge of the lid, a stop at the back)."""
     p, rng = b.p, b.rng
     W, D, H = p["width"], p["depth"], p["height"]
     D = min(D, W * 1.1)
@@ -61,16 +62,37 @@ def build_box(b: AssetBuilder) -> None:
     t = float(np.clip(0.03 * min(W, D, H), 0.004, 0.02))
     tl = t * 1.2
     g = 0.002
-    Hb = H - tl - g
-    body = difference(box([-D / 2, -W / 2, 0], [D / 2, W / 2, Hb]),
-                      box([-D / 2 + t, -W / 2 + t, t], [D / 2 - t, W / 2 - t, Hb + 0.01]))
+    sliding = p["lid"] != "hinged"
     sheet = "sheet_metal" if fin.kind in METAL_KINDS else None
-    root = b.add("body", body, "body", fin, physical=sheet)
-    lid_mesh = box([-D / 2, -W / 2, Hb + g], [D / 2, W / 2, Hb + g + tl])
+    if sliding:
+        # side walls thick enough to carry the lid inside a 3 mm upright; each upright ends in a lip lapping
+        # over the lid with a running clearance, and a stop rises at the back: the lid can only slide out forwards
+        u, tw, lap, tlip = 0.003, max(t, 0.008), max(t, 0.006), max(0.003, t / 2)
+        Hb = H - tl - 2 * g - tlip
+        ztop = Hb + g + tl + g  # underside of the lips
+        shell = [box([-D / 2, -W / 2, 0], [D / 2, W / 2, t])]  # floor
+        shell += [box([x0, -W / 2 + tw, t - 0.001], [x1, W / 2 - tw, Hb]) for x0, x1 in ((-D / 2, -D / 2 + t),
+                                                                                     (D / 2 - t, D / 2))]
+        for s in (-1.0, 1.0):
+            shell += [box([-D / 2, min(s * W / 2, s * (W / 2 - tw)), t - 0.001],
+                          [D / 2, max(s * W / 2, s * (W / 2 - tw)), Hb]),  # side wall
+                      box([-D / 2, min(s * W / 2, s * (W / 2 - u)), Hb - 0.001],
+                          [D / 2, max(s * W / 2, s * (W / 2 - u)), H]),  # upright
+                      box([-D / 2, min(s * W / 2, s * (W / 2 - u - g - lap)), ztop],
+                          [D / 2, max(s * W / 2, s * (W / 2 - u - g - lap)), H])]  # lip
+        shell.append(box([-D / 2, -W / 2, Hb - 0.001], [-D / 2 + u, W / 2, H]))  # back stop
+        root = b.add("body", union(*shell), "body", fin, physical=sheet, collision=shell)
+        lid_mesh = box([-D / 2 + u + g, -W / 2 + u + g, Hb + g], [D / 2, W / 2 - u - g, Hb + g + tl])
+    else:
+        Hb = H - tl - g
+        body = difference(box([-D / 2, -W / 2, 0], [D / 2, W / 2, Hb]),
+                          box([-D / 2 + t, -W / 2 + t, t], [D / 2 - t, W / 2 - t, Hb + 0.01]))
+        root = b.add("body", body, "body", fin, physical=sheet)
+        lid_mesh = box([-D / 2, -W / 2, Hb + g], [D / 2, W / 2, Hb + g + tl])
     hfin = pick_finish(rng, ("brushed_metal", "chrome", "plastic", "wood"))
     a = b.attributes
     a["materials"] = {"body": fin, "handles": hfin}
-    if p["lid"] == "hinged":
+    if not sliding:
         up = _lid_joint_limits(rng)
         b.add("lid", lid_mesh, "lid", fin, root, "lid", origin=[-D / 2, 0, Hb + g], axis=[0, -1, 0], upper=up,
               physical=sheet)

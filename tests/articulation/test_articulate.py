@@ -574,3 +574,18 @@ def test_a_lamp_head_whose_knuckle_was_cut_off_as_a_bulb_tilts_on_it() -> None:
     assert _joint(pred, "head").type == "fixed" and _joint(pred, "head").parent == "knuckle"
     assert pred.metadata["articulation"]["glued"] == [["knuckle", "head"]]
     assert pred.metadata["articulation"]["parts"]["knuckle"]["piece_of"] == "head"
+
+
+def test_a_lid_held_in_runners_slides_out_and_a_plain_one_is_hinged() -> None:
+    """A sliding lid runs in runners along the box's side walls (a lip over each edge, a stop at the back): every
+    way but out of the front meets the box, if only for the sliver under the lips, so it slides out forwards. A
+    lid lying on a box is clear upwards all over: hinged. Before the runners both lids lay on plain boxes and
+    the sliding one was read as hinged."""
+    sliding, hinged = generate("box", 0), generate("box", 2)
+    assert sliding.joint_to("lid").type == "prismatic" and hinged.joint_to("lid").type == "revolute"
+    lids = {}
+    for name, truth in (("sliding", sliding), ("hinged", hinged)):
+        lid, true = _joint(articulate(strip_joints(truth), config=FAST), "lid"), truth.joint_to("lid")
+        assert lid.type == true.type and axis_angle(lid.unit_axis, true.unit_axis) < 0.05
+        lids[name] = lid
+    assert lids["sliding"].unit_axis[0] > 0.99 and lids["sliding"].upper > 0.5 * sliding.joint_to("lid").upper

@@ -235,6 +235,24 @@ def test_part_with_no_area_joins_the_body() -> None:
     assert body_m.bounds == pytest.approx(np.array([[-0.2, -0.25, 0.0], [0.2, 0.25, 0.5]]), abs=1e-6)
 
 
+def test_part_whose_faces_all_collapse_when_welded_joins_the_body() -> None:
+    """A segment can hold only faces that collapse when the vertices are welded (two corners at one point: a box
+    with lipped runners left such slivers); it cannot be completed either: None, not an error, and the body stays
+    whole. A shell with nothing but such faces is an error."""
+    body = box([-0.2, -0.25, 0.0], [0.2, 0.25, 0.5])
+    tip = np.array([[0.2, -0.25, 0.1], [0.2, -0.25, 0.1], [0.2, -0.25, 0.2]])
+    collapsed = Mesh(tip, np.array([[0, 1, 2]]))
+    front = _sheet(0.203, -0.23, 0.23, 0.05, 0.45)
+    shell = Mesh.concatenate([body, collapsed, front])
+    face_part = np.r_[np.zeros(12, int), np.ones(1, int), np.full(2, 2)]
+    body_m, gone, door = complete_parts(shell, face_part, ["body", "handle", "door"])
+    assert gone is None
+    _assert_closed([body_m, door])
+    assert body_m.bounds == pytest.approx(np.array([[-0.2, -0.25, 0.0], [0.2, 0.25, 0.5]]), abs=1e-6)
+    with pytest.raises(InvalidInputError, match="every face of the shell is degenerate"):
+        complete_parts(collapsed, np.zeros(1, int), ["body"])
+
+
 def test_flat_body_patch_is_shaped_by_the_shell_hull() -> None:
     """A body cut down to one sheet (its back) spans no volume: the shell's hull shapes it, carved by the door."""
     back = _sheet(-0.2, -0.25, 0.25, 0.0, 0.5)
