@@ -57,10 +57,10 @@ def decompose(mesh: Mesh, segmenter: Segmenter, name: str = "asset", num_parts: 
               completion: CompletionConfig | None = None, progress: ProgressCallback | None = None,
               target_faces: int | None = None) -> Asset:
     """Segment ``mesh`` with a ``segment.Segmenter``, complete every part, and return them as an ``Asset`` whose
-    joints are unknown (``joints_known=False``), each part of its label's likeliest material
-    (``Segmenter.physical``); ``num_parts`` fixes the number of parts (a cut part with no
-    area to complete joins the body, and a thin sheet left inside a part's completed volume joins that part, so
-    there may be fewer; ``metadata["parts"]["merged"]`` lists them).
+    joints are unknown (``joints_known=False``), each part of its label's likeliest material, made lighter when the
+    completed part holds more volume than its label's wall allows (``Segmenter.physical``); ``num_parts`` fixes
+    the number of parts (a cut part with no area to complete joins the body, and a thin sheet left inside a part's
+    completed volume joins that part, so there may be fewer; ``metadata["parts"]["merged"]`` lists them).
 
     The segmenter subdivides long faces so that cuts can run between them; when the completed parts hold more than
     ``target_faces`` faces in all, each part over its share (in proportion to its faces, at least
