@@ -156,6 +156,9 @@ class CollisionResult:
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
     cached: bool = False
+    transient: bool = False
+    """A fallback after a failure that may not recur (CoACD stopped at its timeout, or its process failed before
+    CoACD ran): not written to the cache."""
 
 
 # --------------------------------------------------------------------------------------------- hulls
@@ -326,7 +329,13 @@ def _decimate(vertices: FloatArray, faces: IntArray, target: int) -> tuple[Float
 
 
 class CoACDCrashed(RuntimeError):
-    """CoACD's child process died (a native abort or crash) instead of answering."""
+    """CoACD's child process died (a native abort or crash) or hung instead of answering; ``transient`` when the
+    failure may not recur on the same mesh (a timeout under load, a child that exited with an error status
+    before answering, as when a fork server cannot start it) rather than a native crash (killed by a signal)."""
+
+    def __init__(self, message: str, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
 
 
 def _coacd_child(conn: Any, vertices: FloatArray, faces: IntArray, manifold: bool, cfg: CollisionConfig) -> None:
@@ -370,11 +379,12 @@ def _run_coacd(vertices: FloatArray, faces: IntArray, manifold: bool, cfg: Colli
         if not parent.poll(COACD_TIMEOUT):
             proc.kill()
             proc.join()
-            raise CoACDCrashed(f"CoACD ran longer than {COACD_TIMEOUT:.0f} s and was stopped")
+            raise CoACDCrashed(f"CoACD ran longer than {COACD_TIMEOUT:.0f} s and was stopped", transient=True)
         status, value = parent.recv()
     except EOFError:
         proc.join()
-        raise CoACDCrashed(f"CoACD's process died (exit code {proc.exitcode})") from None
+        code = proc.exitcode
+        raise CoACDCrashed(f"CoACD's process died (exit code {code})", transient=code is None or code >= 0) from None
     finally:
         parent.close()
     proc.join()
@@ -487,7 +497,7 @@ def decompose(mesh: Mesh, config: CollisionConfig | None = None) -> CollisionRes
             return hit
     result = _decompose(mesh, cfg)
     result.seconds = time.perf_counter() - start
-    if cfg.cache:
+    if cfg.cache and not result.transient:
         _write_cache(path, result)
     return result
 
@@ -543,6 +553,10 @@ def _decompose(mesh: Mesh, cfg: CollisionConfig) -> CollisionResult:
         pieces = _run_coacd(cv, cf, manifold, cfg)
     except DependencyError as exc:
         return _fallback(vertices, cfg, warnings, str(exc))
+    except CoACDCrashed as exc:
+        fallback = _fallback(vertices, cfg, warnings, f"CoACD failed (CoACDCrashed: {exc})")
+        fallback.transient = exc.transient
+        return fallback
     except Exception as exc:  # CoACD raises assorted errors on odd meshes
         return _fallback(vertices, cfg, warnings, f"CoACD failed ({type(exc).__name__}: {exc})")
     merged = _merge(pieces, cfg.merge_tolerance, cfg.max_hulls)

@@ -333,11 +333,29 @@ def _coacd_in_process(request: pytest.FixtureRequest, monkeypatch: pytest.Monkey
         monkeypatch.setattr(collision, "ISOLATE_COACD", False)
 
 
-def test_a_crash_inside_coacd_falls_back_to_the_hull_and_spares_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(collision, "_coacd_child", _aborting_child)  # as CoACD does on some meshes
+def test_a_crash_inside_coacd_falls_back_to_the_hull_and_spares_the_caller(monkeypatch: pytest.MonkeyPatch,
+                                                                          tmp_path: Path) -> None:
+    """A native abort (the child killed by a signal) recurs on the same mesh: its fallback is cached. A child that
+    exits with an error status before answering (a fork server that cannot start it, as from a script read from
+    standard input) may not fail next time: its fallback is not cached, or every later run would keep the single
+    hull (a lamp head cached that way penetrated the arm it tilts on)."""
     cup = difference(box([0, 0, 0], [1, 1, 1]), box([0.1, 0.1, 0.1], [0.9, 0.9, 1.1]))
-    result = collision.decompose(cup, collision.CollisionConfig())
+    cfg = collision.CollisionConfig(cache_dir=str(tmp_path / "cache"))
+    path = tmp_path / "cache" / f"{cache_key(cup, cfg)}.npz"
+    monkeypatch.setattr(collision, "_coacd_child", _failing_child)
+    result = collision.decompose(cup, cfg)
+    assert result.method == "hull" and any("exit code 1" in w for w in result.warnings)
+    assert result.transient and not path.exists()
+    monkeypatch.setattr(collision, "_coacd_child", _aborting_child)  # as CoACD does on some meshes
+    result = collision.decompose(cup, cfg)
     assert result.method == "hull" and any("process died" in w for w in result.warnings)
+    assert not result.transient and path.exists() and collision.decompose(cup, cfg).cached
+
+
+def _failing_child(*args: object) -> None:
+    import sys
+
+    sys.exit(1)
 
 
 def _aborting_child(*args: object) -> None:
