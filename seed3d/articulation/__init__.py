@@ -17,7 +17,8 @@
    cavities; ``ArticulationConfig.clearance``, ``seed3d.physics.collision.clear_moving_parts``);
 5. fits limits with a collision-checked sweep of those hulls in PyBullet, capped by priors per kind of part
    (``limits``), and sets damping / friction presets so parts stay where they are put (joint friction at least
-   ``hold_margin`` times the gravity torque at rest);
+   ``hold_margin`` times the gravity torque at rest, or the largest over any pose for tilting arms and for parts
+   that turn a full turn);
 6. when a moving panel's sweep finds it blocked at rest by a piece with its label that it touches (one door the
    segmenter cut in two), or a part that should turn freely cannot turn a full turn for a fitting that sits on it
    within its bounds (a knob's grip cut off as a button), glues the two into one part of the tree and redoes
@@ -108,9 +109,10 @@ class ArticulationConfig:
     continuous joint) from rest to rest in this many seconds, half speeding up and half slowing down: a heavy
     drum needs a stronger drive than its preset."""
     hold_margin: float = 2.0
-    """Joints that hold their pose by friction alone (the ``stiff`` preset: lamp arms, shades) get at least this
-    many times the largest gravity torque (force) of their moving subtree in any pose as joint friction; other
-    revolute and prismatic joints this many times the one at rest (a door hinged along its top edge hangs)."""
+    """Joints that hold their pose by friction alone (the ``stiff`` preset: lamp arms, shades) and continuous
+    joints (a balanced wheel or knob needs none; a drum carrying an off-centre piece does) get at least this many
+    times the largest gravity torque of their moving subtree in any pose as joint friction; other revolute and
+    prismatic joints this many times the one at rest (a door hinged along its top edge hangs)."""
     glue: list[tuple[str, str]] = field(default_factory=list)
     """Pairs of parts (names) that are one piece whatever their labels (a door cut in two): they move as one, the
     largest carrying the joint, which the reasoner decides on the shape of them all (unused with ``keep_tree``)."""
@@ -461,9 +463,11 @@ def _one_pass(work: Asset, analysis: Analysis, reasoner: Reasoner, cfg: Articula
                     rel = com - d.origin
                     load = mass * 9.81 * float(np.linalg.norm(rel - (rel @ axis) * axis))
                     rest = mass * 9.81 * abs(float(axis @ np.cross(rel, [0.0, 0.0, -1.0])))
-                if d.preset == "stiff":
+                if d.preset == "stiff" or d.type == "continuous":
+                    # a tilting arm, and a part turning a full turn, meet their largest gravity torque somewhere:
+                    # a drum carrying an off-centre piece of a cut would turn by itself
                     preset["friction"] = max(preset["friction"], cfg.hold_margin * load)
-                elif d.type != "continuous":
+                else:
                     preset["friction"] = max(preset["friction"], cfg.hold_margin * rest)
                 # a drive lifts the part against gravity and the joint's own friction, and gets it across its
                 # range in drive_time: accelerating for half the time, then braking (travel = accel · t² / 4)

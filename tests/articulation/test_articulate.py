@@ -11,10 +11,11 @@ import pytest
 
 from seed3d.articulation import ArticulationConfig, articulate, strip_joints
 from seed3d.articulation._geometry import axis_angle, line_distance
-from seed3d.articulation.limits import CollisionScene
+from seed3d.articulation.limits import JOINT_PRESETS, CollisionScene
 from seed3d.asset import Asset, Joint, Part, joint_motion
 from seed3d.errors import InvalidInputError
 from seed3d.export import export_asset
+from seed3d.physics import get_material
 from seed3d.physics.validate import ValidationReport, validate_path
 from seed3d.synth import generate
 from seed3d.synth.kinematics import intersection_volume
@@ -589,3 +590,24 @@ def test_a_lid_held_in_runners_slides_out_and_a_plain_one_is_hinged() -> None:
         assert lid.type == true.type and axis_angle(lid.unit_axis, true.unit_axis) < 0.05
         lids[name] = lid
     assert lids["sliding"].unit_axis[0] > 0.99 and lids["sliding"].upper > 0.5 * sliding.joint_to("lid").upper
+
+
+def test_a_drum_carrying_an_off_centre_crank_holds_its_pose(tmp_path: Path) -> None:
+    """A part that turns a full turn gets joint friction against the largest gravity torque of what it carries, as
+    a tilting arm does: a cut can leave an off-centre piece fixed on a drum (washing machine 1004's, once its
+    capped mass no longer drowned the piece's torque), and with the spin preset's 0.02 N·m the drum turned by
+    itself at rest. A balanced drum needs none and keeps its preset."""
+    body = box([-0.15, -0.2, 0.0], [0.15, 0.2, 0.3])
+    drum = cylinder(0.05, 0.02, 32, (0, 1, 0), (0.0, 0.203, 0.1))  # beside the body, axle along Y
+    crank = box([-0.005, 0.223, 0.09], [0.075, 0.233, 0.11])  # 8 cm of steel across the drum's face
+    steel = get_material("steel")
+    parts = [Part("body", body, "body"), Part("drum", drum, "other")]
+    pred = articulate(Asset("crank", [*parts, Part("crank", crank, "handle", physical=steel)], joints_known=False),
+                      config=FAST)
+    turn = _joint(pred, "drum")
+    assert turn.type == "continuous" and _joint(pred, "crank").parent == "drum"
+    torque = 0.08 * 0.01 * 0.02 * steel.density * 9.81 * 0.035  # the crank's centre is 35 mm off the axis
+    assert turn.friction >= 0.9 * FAST.hold_margin * torque > JOINT_PRESETS["spin"]["friction"]
+    plain = articulate(Asset("plain", parts, joints_known=False), config=FAST)
+    assert _joint(plain, "drum").friction == pytest.approx(JOINT_PRESETS["spin"]["friction"], abs=1e-3)
+    _validated(pred, tmp_path)
