@@ -626,11 +626,11 @@ class RuleReasoner:
     along its depth; a round button as wide as a dial turns and an oblong knob is pressed like a button; a long
     bar labelled button is judged as a handle; a drawer slides level; a door too thick to be a panel is a drum when
     it is round, a post of its frame (fixed) when it is a long bar, else a drawer; a lid is hinged unless it screws
-    on or is held in runners that leave it one level way out); handles, levers, spouts, seats,
-    arms, shades, trays and unknown parts move only when they have a running clearance to their parent (glued parts
-    touch; a round tray apart from it stands on a spindle the cut left out, and turns), and then by their shape: a
-    sleeve fit slides (or turns when the part is a solid of revolution), a collar swings round its post, a knuckle
-    tilts. Structural labels are fixed.
+    on or is held in runners that leave it one level way out); handles, levers, spouts, seats, arms, shades, trays
+    and unknown parts move only when they have a running clearance to their parent (glued parts touch; a round tray
+    apart from it stands on a spindle the cut left out, and turns), and then by their shape: a sleeve fit slides (or
+    turns when the part is a solid of revolution), a collar swings round its post, a knuckle tilts. Structural
+    labels are fixed.
     """
 
     name = "rules"

@@ -135,7 +135,8 @@ class Segmenter:
     def physical(self, label: str, mesh: Mesh | None = None) -> PhysicalMaterial:
         """The material a part with ``label`` most likely is (the material prior's commonest for the label; the
         default plastic without a prior or for a label it never saw); given the part's closed ``mesh``, its density
-        scaled down when the part is thicker than its label's wall (``MaterialPrior.material``)."""
+        scaled down when the part holds more volume than its label's wall times its area
+        (``MaterialPrior.material``)."""
         found = None if self.material_prior is None else self.material_prior.material(label, mesh)
         return found if found is not None else PhysicalMaterial()
 
