@@ -461,7 +461,9 @@ def _one_pass(work: Asset, analysis: Analysis, reasoner: Reasoner, cfg: Articula
                     load = rest = mass * 9.81 * abs(float(axis[2]))
                 else:
                     rel = com - d.origin
-                    load = mass * 9.81 * float(np.linalg.norm(rel - (rel @ axis) * axis))
+                    # the largest gravity torque about the axis over a turn: none about a vertical axis (a swivel)
+                    across = math.sqrt(max(0.0, 1.0 - float(axis[2]) ** 2))
+                    load = mass * 9.81 * float(np.linalg.norm(rel - (rel @ axis) * axis)) * across
                     rest = mass * 9.81 * abs(float(axis @ np.cross(rel, [0.0, 0.0, -1.0])))
                 if d.preset == "stiff" or d.type == "continuous":
                     # a tilting arm, and a part turning a full turn, meet their largest gravity torque somewhere:

@@ -611,3 +611,11 @@ def test_a_drum_carrying_an_off_centre_crank_holds_its_pose(tmp_path: Path) -> N
     plain = articulate(Asset("plain", parts, joints_known=False), config=FAST)
     assert _joint(plain, "drum").friction == pytest.approx(JOINT_PRESETS["spin"]["friction"], abs=1e-3)
     _validated(pred, tmp_path)
+    # about a vertical axis gravity has no torque however far off the axis the load is (a chair's swivel seat
+    # with its back): the preset stays (twice the torque about a horizontal axis left a chair jittering)
+    top = cylinder(0.05, 0.02, 32, (0, 0, 1), (0.0, 0.0, 0.303))
+    crank = box([-0.005, -0.01, 0.323], [0.075, 0.01, 0.333])
+    flat = articulate(Asset("flat", [Part("body", body, "body"), Part("drum", top, "other"),
+                                     Part("crank", crank, "handle", physical=steel)], joints_known=False), config=FAST)
+    assert _joint(flat, "drum").type == "continuous" and abs(_joint(flat, "drum").unit_axis[2]) > 0.99
+    assert _joint(flat, "drum").friction == pytest.approx(JOINT_PRESETS["spin"]["friction"], abs=1e-3)
