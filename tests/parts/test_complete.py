@@ -219,36 +219,29 @@ def test_without_a_body_label_the_base_is_the_body() -> None:
     assert float(np.ptp(lid.bounds[:, 0])) == pytest.approx(0.28, abs=1e-6)
 
 
-def test_part_with_no_area_joins_the_body() -> None:
-    """A cut 'door' of zero-area faces (collinear points along the body's edge) cannot be completed: None, and
-    the body stays whole."""
+@pytest.mark.parametrize(("points", "faces", "label"), [
+    # a cut 'door' of zero-area faces: collinear points along the body's edge
+    ([[0.2, -0.25, 0.1], [0.2, -0.25, 0.2], [0.2, -0.25, 0.3], [0.2, -0.25, 0.4]], [[0, 1, 2], [1, 2, 3]], "door"),
+    # only faces that collapse when the vertices are welded (two corners at one point: a box with lipped runners
+    # left such a segment), which used to raise
+    ([[0.2, -0.25, 0.1], [0.2, -0.25, 0.1], [0.2, -0.25, 0.2]], [[0, 1, 2]], "handle"),
+])
+def test_part_with_no_area_joins_the_body(points: list[list[float]], faces: list[list[int]], label: str) -> None:
+    """A cut part with no area to build on cannot be completed: None, not an error, and the body stays whole."""
     body = box([-0.2, -0.25, 0.0], [0.2, 0.25, 0.5])
-    line = np.array([[0.2, -0.25, 0.1], [0.2, -0.25, 0.2], [0.2, -0.25, 0.3], [0.2, -0.25, 0.4]])
-    sliver = Mesh(line, np.array([[0, 1, 2], [1, 2, 3]]))
+    sliver = Mesh(np.array(points), np.array(faces))
     front = _sheet(0.203, -0.23, 0.23, 0.05, 0.45)
     shell = Mesh.concatenate([body, sliver, front])
-    face_part = np.r_[np.zeros(12, int), np.ones(2, int), np.full(2, 2)]
-    body_m, gone, door = complete_parts(shell, face_part, ["body", "door", "door"])
+    face_part = np.r_[np.zeros(12, int), np.ones(len(faces), int), np.full(2, 2)]
+    body_m, gone, door = complete_parts(shell, face_part, ["body", label, "door"])
     assert gone is None
     _assert_closed([body_m, door])
     _assert_apart([body_m, door])
     assert body_m.bounds == pytest.approx(np.array([[-0.2, -0.25, 0.0], [0.2, 0.25, 0.5]]), abs=1e-6)
 
 
-def test_part_whose_faces_all_collapse_when_welded_joins_the_body() -> None:
-    """A segment can hold only faces that collapse when the vertices are welded (two corners at one point: a box
-    with lipped runners left such slivers); it cannot be completed either: None, not an error, and the body stays
-    whole. A shell with nothing but such faces is an error."""
-    body = box([-0.2, -0.25, 0.0], [0.2, 0.25, 0.5])
-    tip = np.array([[0.2, -0.25, 0.1], [0.2, -0.25, 0.1], [0.2, -0.25, 0.2]])
-    collapsed = Mesh(tip, np.array([[0, 1, 2]]))
-    front = _sheet(0.203, -0.23, 0.23, 0.05, 0.45)
-    shell = Mesh.concatenate([body, collapsed, front])
-    face_part = np.r_[np.zeros(12, int), np.ones(1, int), np.full(2, 2)]
-    body_m, gone, door = complete_parts(shell, face_part, ["body", "handle", "door"])
-    assert gone is None
-    _assert_closed([body_m, door])
-    assert body_m.bounds == pytest.approx(np.array([[-0.2, -0.25, 0.0], [0.2, 0.25, 0.5]]), abs=1e-6)
+def test_a_shell_of_only_collapsing_faces_is_an_error() -> None:
+    collapsed = Mesh(np.array([[0.2, -0.25, 0.1], [0.2, -0.25, 0.1], [0.2, -0.25, 0.2]]), np.array([[0, 1, 2]]))
     with pytest.raises(InvalidInputError, match="every face of the shell is degenerate"):
         complete_parts(collapsed, np.zeros(1, int), ["body"])
 
