@@ -22,7 +22,12 @@ on) the ground-truth asset's joints are stripped (``strip_joints``), the asset i
 surface, no internal faces, as a generated mesh would be): the shipped part segmenter cuts it automatically, the
 cut parts are completed (``seed3d.parts.complete``) and articulated with the collision settings the pipeline gives
 generated parts (``seed3d.pipeline.generated_physics``), and predicted parts are matched one to one to true parts by
-face-area IoU (Hungarian) before the joints are compared; a true part with no match counts as a miss. It also
+face-area IoU (Hungarian) before the joints are compared; a true part with no match counts as a miss. Beside
+this part-level comparison it reports a link-level one (``links`` in the summaries, the table's "L." columns;
+``compare`` with ``cover``): each true part is judged by the joint of the predicted part holding most of its
+surface, and a true part lying in the same predicted part as its true parent counts as attached to it by a fixed
+joint. A lamp arm and the counterweight fixed on it, cut as one part that turns about the elbow, are then both
+right; one to one, the part is named after one of them and the other has no moving match. It also
 reports parts mIoU (automatic, number of parts given, and a connected-components baseline) and mass errors
 (``FromPredicted.masses``: the asset's mass against the truth's, and the median over matched parts, as
 |log2(predicted / true)|; the table's "mass×" is the asset's factor 2^error, "solid×" the same with every
@@ -74,15 +79,37 @@ def moving_joint(pred: Asset, child: str) -> Joint | None:
     return joint
 
 
-def compare(truth: Asset, pred: Asset) -> list[dict[str, Any]]:
-    """One row per non-root part of ``truth``: its joint against the predicted one (``moving_joint``)."""
+def link(asset: Asset, name: str) -> str:
+    """The rigid body part ``name`` belongs to, named after its top part: up through fixed joints."""
+    joint = asset.joint_to(name)
+    while joint is not None and joint.type == "fixed":
+        name, joint = joint.parent, asset.joint_to(joint.parent)
+    return name
+
+
+def compare(truth: Asset, pred: Asset, cover: dict[str, str | None] | None = None) -> list[dict[str, Any]]:
+    """One row per non-root part of ``truth``: its joint against the predicted one (``moving_joint``).
+
+    By default a true part is compared with the predicted part of its name (one-to-one matching). With ``cover``
+    (true part → the predicted part holding most of its surface, or None) it is compared link by link (``link``:
+    the rigid body a part belongs to): a true part is judged by the joint that moves the predicted link it lies
+    in, and a true part lying in the same predicted link as its true parent is rigidly attached to it (predicted
+    "fixed")."""
     diag = float(np.linalg.norm(np.subtract(*truth.bounds()[::-1])))
     rows = []
     for gt in truth.joints:
-        pj = moving_joint(pred, gt.child)
+        if cover is None:
+            pj, parent_ok = moving_joint(pred, gt.child), None
+        else:
+            child = None if cover.get(gt.child) is None else link(pred, str(cover[gt.child]))
+            parent = None if cover.get(gt.parent) is None else link(pred, str(cover[gt.parent]))
+            pj = None if child is None else Joint(f"{child}_in_itself", "fixed", child, child) \
+                if child == parent else pred.joint_to(child)
+            parent_ok = pj is not None and link(pred, pj.parent) == parent
         row: dict[str, Any] = {"child": gt.child, "label": truth.part(gt.child).label, "gt_type": gt.type,
                                "pred_type": None if pj is None else pj.type,
-                               "parent_ok": pj is not None and pj.parent == gt.parent}
+                               "parent_ok": pj is not None and pj.parent == gt.parent if parent_ok is None
+                               else parent_ok}
         row["type_ok"] = row["pred_type"] == gt.type
         if gt.movable and pj is not None and pj.movable:
             a, b = gt.unit_axis, pj.unit_axis
@@ -193,8 +220,14 @@ class FromPredicted:
         parts = [Part(n, m, label=lab, physical=self.segmenter.physical(lab, m))
                  for n, m, lab in zip(names, meshes, seg.labels, strict=True) if m is not None]
         pred = articulate(Asset(truth.name, parts, joints_known=False), config=self.config)
-        info = {"miou": miou, "miou_given": miou_given, "miou_components": miou_comp, "parts_true": len(truth.parts),
-                "parts_pred": len(parts), "segment_seconds": round(seconds, 2),
+        # the predicted part holding most of each true part's surface (many to one), for the link-level comparison
+        inter = np.zeros((seg.num_parts, len(truth.parts)))
+        np.add.at(inter, (seg.face_part, face_truth), area)
+        kept = {p.name for p in parts}
+        cover = {t.name: names[k] if names[k] in kept else None
+                 for t, k in zip(truth.parts, inter.argmax(0).tolist(), strict=True)}
+        info = {"cover": cover, "miou": miou, "miou_given": miou_given, "miou_components": miou_comp,
+                "parts_true": len(truth.parts), "parts_pred": len(parts), "segment_seconds": round(seconds, 2),
                 "labels_ok": float(np.mean([seg.labels[p] == truth.parts[t].label for p, t in matching.items()])),
                 **self.masses(truth, parts)}
         return pred, info
@@ -229,12 +262,14 @@ def run(categories: list[str], seeds: list[int], validate: bool, verbose: bool =
 
     per_cat: dict[str, dict[str, Any]] = {}
     all_rows: list[dict[str, Any]] = []
+    all_links: list[dict[str, Any]] = []
     exec_all: list[bool] = []
     gt_all: list[bool] = []
     bar = tqdm(total=len(categories) * len(seeds), desc="articulate", unit="asset")
     with tempfile.TemporaryDirectory() as tmp:
         for cat in categories:
             rows_cat: list[dict[str, Any]] = []
+            links_cat: list[dict[str, Any]] = []
             assets: list[dict[str, Any]] = []
             for seed in seeds:
                 bar.set_postfix_str(f"{cat} {seed}")
@@ -246,7 +281,9 @@ def run(categories: list[str], seeds: list[int], validate: bool, verbose: bool =
                 pred, extra = predict(truth)
                 seconds = time.perf_counter() - t0
                 rows = compare(truth, pred)
-                for r in rows:
+                cover = extra.pop("cover", None)
+                link_rows = [] if cover is None else compare(truth, pred, cover)
+                for r in rows + link_rows:
                     r.update({"category": cat, "seed": seed})
                 entry: dict[str, Any] = {"seed": seed, "seconds": round(seconds, 2), **extra}
                 if validate:
@@ -259,6 +296,7 @@ def run(categories: list[str], seeds: list[int], validate: bool, verbose: bool =
                         gt_all.append(entry["gt_exec"]["passed"])
                 assets.append(entry)
                 rows_cat += rows
+                links_cat += link_rows
                 if verbose:
                     bad = [r for r in rows if r["gt_type"] != "fixed" and not r.get("success")]
                     bad += [r for r in rows if r["gt_type"] == "fixed" and not r["type_ok"]]
@@ -269,6 +307,8 @@ def run(categories: list[str], seeds: list[int], validate: bool, verbose: bool =
             if not assets:
                 continue
             summary = summarise(rows_cat)
+            if links_cat:
+                summary["links"] = summarise(links_cat)
             summary["assets"] = len(assets)
             summary["seconds_mean"] = float(np.mean([a["seconds"] for a in assets]))
             for key in PART_FIGURES:
@@ -280,8 +320,11 @@ def run(categories: list[str], seeds: list[int], validate: bool, verbose: bool =
                     summary["executability_truth"] = float(np.mean([a["gt_exec"]["passed"] for a in assets]))
             per_cat[cat] = {"summary": summary, "assets": assets}
             all_rows += rows_cat
+            all_links += links_cat
     bar.close()
     overall = summarise(all_rows)
+    if all_links:
+        overall["links"] = summarise(all_links)
     overall["assets"] = sum(v["summary"]["assets"] for v in per_cat.values())
     everything = [a for v in per_cat.values() for a in v["assets"]]
     for key in PART_FIGURES:
@@ -290,7 +333,7 @@ def run(categories: list[str], seeds: list[int], validate: bool, verbose: bool =
     if validate:
         overall["executability"] = float(np.mean(exec_all)) if exec_all else None
         overall["executability_truth"] = float(np.mean(gt_all)) if gt_all else None
-    return {"overall": overall, "categories": per_cat, "rows": all_rows}
+    return {"overall": overall, "categories": per_cat, "rows": all_rows, "link_rows": all_links}
 
 
 def _short(r: dict[str, Any]) -> str:
@@ -316,7 +359,7 @@ def table(result: dict[str, Any], validate: bool) -> str:
     head = f"{'category':16} {'n':>3} {'mov':>4} {'type':>5} {'axis°':>6} {'pivot':>6} {'IoU':>5} {'succ':>5} " \
            f"{'parent':>6}" + (f" {'exec':>5} {'(gt)':>5}" if validate else "") + f" {'s/asset':>7}" + (
                f" {'mIoU':>5} {'given':>5} {'comp':>5} {'mass×':>5} {'solid×':>6}" if "parts_miou" in result["overall"]
-               else "")
+               else "") + (f" {'L.type':>6} {'L.succ':>6} {'L.fix':>5}" if "links" in result["overall"] else "")
     lines = [head, "-" * len(head)]
     items = list(result["categories"].items()) + [("ALL", {"summary": result["overall"]})]
     for cat, v in items:
@@ -330,7 +373,9 @@ def table(result: dict[str, Any], validate: bool) -> str:
             + f" {_fmt(s.get('seconds_mean'), nd=1):>7}"
             + (f" {_fmt(s['parts_miou']):>5} {_fmt(s['parts_miou_given']):>5} {_fmt(s['parts_miou_components']):>5}"
                f" {_fmt(2 ** s['parts_mass_err'], nd=1):>5} {_fmt(2 ** s['parts_mass_err_solid'], nd=1):>6}"
-               if "parts_miou" in s else ""))
+               if "parts_miou" in s else "")
+            + (f" {_fmt(s['links']['type_accuracy'], True):>6} {_fmt(s['links']['success_rate'], True):>6}"
+               f" {_fmt(s['links']['fixed_kept'], True):>5}" if "links" in s else ""))
     return "\n".join(lines)
 
 
@@ -404,6 +449,8 @@ def main() -> None:
         "categories": {k: v["summary"] for k, v in result["categories"].items()},
         "failures": [r for r in result["rows"] if (r["gt_type"] != "fixed" and not r.get("success"))
                      or (r["gt_type"] == "fixed" and not r["type_ok"])],
+        "link_failures": [r for r in result["link_rows"] if (r["gt_type"] != "fixed" and not r.get("success"))
+                          or (r["gt_type"] == "fixed" and not r["type_ok"])],
         "executability_failures": {f"{cat}_{a['seed']}": a["exec"]["failed"] for cat, v in result["categories"].items()
                                    for a in v["assets"] if "exec" in a and not a["exec"]["passed"]},
         "executability_failures_truth": {f"{cat}_{a['seed']}": a["gt_exec"]["failed"]

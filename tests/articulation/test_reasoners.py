@@ -135,6 +135,49 @@ def test_bench_scores_a_glued_piece_by_the_joint_that_moves_it() -> None:
     assert not row["type_ok"] and not row["success"]  # without the gluing record: the strip's own fixed joint
 
 
+def test_bench_compares_link_by_link_a_part_cut_as_one_with_what_is_fixed_on_it() -> None:
+    """A lamp's upper arm and the counterweight fixed on it, predicted as one part that turns about the elbow: one
+    to one the part carries the counterweight's name, so the arm has no moving match and the counterweight turns;
+    link by link both are right."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "eval"))
+    try:
+        import bench_articulation
+    finally:
+        sys.path.pop(0)
+    from seed3d.asset import Asset, Mesh, Part
+    from seed3d.synth import generate
+
+    truth = generate("lamp", 1002)
+    arm, weight = truth.part("upper_arm"), truth.part("counterweight")
+    assert truth.joint_to("counterweight").parent == "upper_arm" and truth.joint_to("counterweight").type == "fixed"
+    merged = Part("counterweight", Mesh.concatenate([arm.mesh, weight.mesh]), "arm", physical=arm.physical)
+    parts = [merged if p.name == "counterweight" else p for p in truth.parts if p.name != "upper_arm"]
+    joints = [dataclasses.replace(j, child="counterweight") if j.child == "upper_arm"
+              else dataclasses.replace(j, parent="counterweight") if j.parent == "upper_arm" else j
+              for j in truth.joints if j.child != "counterweight"]
+    pred = Asset(truth.name, parts, joints)
+    assert bench_articulation.link(pred, "bulb") == "head" and bench_articulation.link(pred, "base") == "base"
+
+    def row(rows: list[dict], child: str) -> dict:
+        return next(r for r in rows if r["child"] == child)
+
+    one = bench_articulation.compare(truth, pred)
+    assert row(one, "upper_arm")["pred_type"] is None and not row(one, "upper_arm")["success"]
+    assert row(one, "counterweight")["pred_type"] == "revolute" and not row(one, "counterweight")["type_ok"]
+    cover = {p.name: p.name for p in truth.parts} | {"upper_arm": "counterweight"}
+    links = bench_articulation.compare(truth, pred, cover)
+    assert row(links, "upper_arm")["success"] and row(links, "upper_arm")["parent_ok"]
+    assert row(links, "counterweight")["pred_type"] == "fixed" and row(links, "counterweight")["type_ok"]
+    assert row(links, "head")["success"] and row(links, "head")["parent_ok"]
+    assert row(links, "bulb")["type_ok"] and row(links, "bulb")["parent_ok"]
+    s = bench_articulation.summarise(links)
+    assert s["type_accuracy"] == 1.0 and s["fixed_kept"] == 1.0 and s["success_rate"] == 1.0
+    cover["head"] = cover["bulb"] = "base"  # a head the segmenter left in the base does not move
+    stuck = bench_articulation.compare(truth, pred, cover)
+    assert row(stuck, "head")["pred_type"] is None and not row(stuck, "head")["type_ok"]
+    assert row(stuck, "bulb")["pred_type"] == "fixed"  # still with the head
+
+
 def test_a_joint_left_no_range_becomes_fixed() -> None:
     idx, sign = _door_candidate()
     answer = json.dumps({"door": {"type": "revolute", "axis": idx, "direction": sign, "limits": [0, 0],
