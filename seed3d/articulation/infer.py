@@ -70,6 +70,9 @@ BAR_RATIO = 2.5
 #: A part labelled knob whose face is this many times longer than wide is a push button (synth buttons are 35 by
 #: 18 mm; dials are round).
 OBLONG_RATIO = 1.5
+#: A part whose surface is at least this share of its oriented box's is a plain block (a cuboid: 1.0); synth knobs,
+#: revolved grips, reach 0.70, a cylinder's share is π/4. A block labelled knob is a button or a slider.
+BLOCK_SHARE = 0.9
 #: A part labelled door thicker than this fraction of its middle extent is not a panel (synth doors are at most
 #: 0.12): the segmenter misread a box (a drawer) or a drum.
 PANEL_RATIO = 0.35
@@ -596,6 +599,13 @@ def _is_oblong(ctx: PartContext) -> bool:
     return bool(not ctx.shape.symmetric and e[2] >= OBLONG_RATIO * e[1])
 
 
+def _is_block(ctx: PartContext) -> bool:
+    """A plain block: its surface at least ``BLOCK_SHARE`` of its oriented box's."""
+    e = ctx.shape.box.extents
+    box_area = 2.0 * float(e[0] * e[1] + e[1] * e[2] + e[0] * e[2])
+    return bool(box_area > 0 and ctx.shape.area >= BLOCK_SHARE * box_area)
+
+
 def _is_panel(ctx: PartContext) -> bool:
     """Thin as a door or a screen: the box's thinnest extent at most ``PANEL_RATIO`` of its middle one."""
     e = np.sort(ctx.shape.box.extents)
@@ -623,7 +633,8 @@ class RuleReasoner:
     """The default reasoner: explicit rules over the part label, its contact with the parent and the candidates.
 
     A part labelled door, drawer, lid, screen, knob, wheel or button moves by its label (a button is pressed in
-    along its depth; a round button as wide as a dial turns and an oblong knob is pressed like a button; a long
+    along its depth; a round button as wide as a dial turns and an oblong knob is pressed like a button, a plain
+    block labelled knob slides back and forth over its parent when it can, else is pressed too; a long
     bar labelled button is judged as a handle; a drawer slides level; a door too thick to be a panel is a drum when
     it is round, a post of its frame (fixed) when it is a long bar, else a drawer; a lid is hinged unless it screws
     on or is held in runners that leave it one level way out); handles, levers, spouts, seats, arms, shades, trays
@@ -671,6 +682,9 @@ class RuleReasoner:
         if label == "knob":
             if ctx.parent_label in MOVING_PANELS and kind == FLUSH:
                 return _fixed(ctx, f"a knob fixed on a {ctx.parent_label} is its handle")
+            if _is_block(ctx):  # a knob's grip is round: a plain block slides over its parent or is a push button
+                slide = self._back_and_forth(ctx) if kind == CLEARANCE else None
+                return slide or self._press(ctx)
             if _is_oblong(ctx):
                 return self._press(ctx)  # a knob's face is round: an oblong one is a push button
             return self._spin(ctx, "spin", "a knob turns about its symmetry axis")
@@ -962,14 +976,21 @@ class RuleReasoner:
         sleeve = self._sleeve(ctx)
         if sleeve is not None:
             return self._slide(ctx, "telescope", "a part held in a sleeve slides out", sleeve)
-        free = {tuple(np.round(d, 6)): ok for d, ok in ctx.free_directions()}
-        both = [a for a in ctx.shape.box.axes if free.get(tuple(np.round(a, 6))) and free.get(tuple(np.round(-a, 6)))
+        return self._back_and_forth(ctx) or _fixed(ctx, "a part with clearance but no free motion found stays fixed")
+
+    def _back_and_forth(self, ctx: PartContext) -> Decision | None:
+        """A slide along a level box axis free both ways past the collision hulls and clear of the other parts'
+        true surfaces (a part in a pocket that the hulls fill is not: ``clear_directions``), the one nearest the
+        front (+X) when several; None without one."""
+        free = {tuple(np.round(d, 6)) for d, ok in ctx.free_directions() if ok}
+        free &= {tuple(np.round(d, 6)) for d in ctx.clear_directions()}
+        both = [a for a in ctx.shape.box.axes if tuple(np.round(a, 6)) in free and tuple(np.round(-a, 6)) in free
                 and _level(a)]
-        if both:
-            a = canonical_sign(max(both, key=lambda v: abs(float(v @ _X))))
-            return Decision("prismatic", a, ctx.shape.box.centre, ctx.match(a, ctx.shape.box.centre), "slider",
-                            "slide", "a block with a running clearance slides back and forth over its parent")
-        return _fixed(ctx, "a part with clearance but no free motion found stays fixed")
+        if not both:
+            return None
+        a = canonical_sign(max(both, key=lambda v: abs(float(v @ _X))))
+        return Decision("prismatic", a, ctx.shape.box.centre, ctx.match(a, ctx.shape.box.centre), "slider",
+                        "slide", f"a block with a running clearance slides back and forth over {ctx.parent}")
 
 
 # --------------------------------------------------------------------------------------------- VLM adapter

@@ -348,6 +348,23 @@ def test_an_oblong_knob_is_pressed_in_along_its_depth() -> None:
     assert joint.type == "prismatic" and joint.unit_axis @ np.array([-1.0, 0.0, 0.0]) > 0.99
 
 
+def test_a_block_labelled_knob_slides_over_its_parent_or_is_pressed_in() -> None:
+    """The segmenter labels a freeform's sliding block a knob. A knob's grip is round: a plain block with a running
+    clearance to its parent and a level way free both ways slides back and forth (it used to turn about its
+    contact normal); a square block in a pocket (not oblong) is a push button."""
+    body = box([-0.2, -0.15, 0.0], [0.2, 0.15, 0.3])
+    block = box([-0.05, -0.06, 0.303], [0.05, 0.06, 0.333])
+    parts = [Part("body", body, label="body"), Part("block", block, label="knob")]
+    joint = _joint(articulate(Asset("slider", parts, joints_known=False), config=FAST), "block")
+    assert joint.type == "prismatic" and abs(joint.unit_axis[0]) > 0.99
+    assert joint.lower < -0.01 and joint.upper > 0.01
+    body = difference(box([-0.3, -0.3, 0.0], [0.3, 0.3, 0.8]), box([0.29, 0.0, 0.7], [0.31, 0.02, 0.72]))
+    button = box([0.295, 0.002, 0.702], [0.307, 0.018, 0.718])
+    parts = [Part("body", body, label="body"), Part("button", button, label="knob")]
+    joint = _joint(articulate(Asset("washer", parts, joints_known=False), config=FAST), "button")
+    assert joint.type == "prismatic" and joint.unit_axis @ np.array([-1.0, 0.0, 0.0]) > 0.99
+
+
 def test_door_posts_labelled_door_stand_in_the_frame() -> None:
     """The segmenter labels a door frame's posts door. Each post touches the door along its whole height and the
     lintel only at a corner, so it used to hang from the door (a panel on a panel) and block its swing. A panel
