@@ -11,10 +11,11 @@ thickness, the cavity behind them) is missing. ``complete_parts`` rebuilds it ge
    solid's outline, or the union of its triangles, projected along its front normal) is extruded inward; a
    drawer whose patch is only a front gets its box: the silhouette, inset and kept inside the body's outline,
    extruded back to most of the body's depth, hollowed to an open top;
-3. the body is carved: the completed moving parts, grown by a clearance, and the other parts are subtracted
-   from it, and behind a door or lid that sits on solid body a cavity is cut; any other two parts that still
-   overlap are separated (the synthesized or larger one yields; a thin sheet inside a synthesized part joins
-   it), so nothing interpenetrates at rest;
+3. the body is carved: the completed moving parts and the parts lying inside it (a drum, a handle's posts in
+   their sleeves), grown by a clearance, and the other parts are subtracted from it, and behind a door or lid
+   that sits on solid body a cavity is cut; any other two parts that still overlap are separated (the
+   synthesized or larger one yields; a thin sheet inside a synthesized part joins it), so nothing
+   interpenetrates at rest;
 4. every solid becomes a mesh that stays closed when exporters and checks weld coincident vertices: fragments
    are dropped, pieces that only touch are moved a hair apart, and a subtraction that would leave faces lying
    on faces is redone with the subtracted solid grown by a fraction of a millimetre.
@@ -86,6 +87,11 @@ class CompletionConfig:
     """Cut a cavity into the body behind doors and lids where the body is solid."""
     solid_fraction: float = 0.5
     """The body counts as solid behind a door when it fills this fraction of the would-be cavity."""
+    enclosed: float = 0.8
+    """A part with at least this share of its volume inside the body's closed shape lies in a cavity of the body (a
+    washing machine's drum, a telescoping handle's posts in their sleeves): the body is carved by it grown by the
+    clearance, as for moving labels, so whether it moves is left to the articulation instead of it being held
+    flush. Only parts whose own patch closes count: a slab synthesized behind a flat patch is a decal on the body."""
     embedded_sheet: float = 0.002
     """A part at most this thick that lies (nine tenths of it) inside the volume completion gave another part (a
     screen's thickness) joins that part instead of being cut out of it: a slab left in a slot would stop the
@@ -874,7 +880,7 @@ def complete_parts(shell: Mesh, face_part: np.ndarray, labels: list[str],
             continue
         frame = p.frame if p.frame is not None else np.eye(3)
         volume = p.filled if p.filled is not None else p.solid
-        if p.label not in MOVING_LABELS:
+        if p.label not in MOVING_LABELS and (p.synthesized or not _enclosed(volume, body, cfg.enclosed)):
             cuts.append(volume)
         else:
             cuts.append(p.grown if p.grown is not None else _grow(volume, cfg.clearance, frame))
@@ -886,6 +892,12 @@ def complete_parts(shell: Mesh, face_part: np.ndarray, labels: list[str],
     body_patch.solid = _largest_pieces(carved) if not carved.is_empty() else body
     _separate([patches[i] for i in keep], keep.index(b), cfg.embedded_sheet)
     return [None if i in merged or p.solid is None else _to_mesh(p.solid) for i, p in enumerate(patches)]
+
+
+def _enclosed(solid: Any, body: Any, share: float) -> bool:
+    """Whether at least ``share`` of ``solid``'s volume lies inside ``body``."""
+    volume = solid.volume()
+    return bool(volume > _TINY_VOLUME and (solid ^ body).volume() >= share * volume)
 
 
 def _whole(shell: Mesh) -> tuple[FloatArray, IntArray]:

@@ -14,7 +14,7 @@ from seed3d.parts.complete import CompletionConfig, complete_parts
 from seed3d.parts.shell import merged_shell
 from seed3d.physics._geometry import is_edge_manifold, weld
 from seed3d.synth import generate
-from seed3d.synth.primitives import box
+from seed3d.synth.primitives import box, cylinder
 
 
 def _solid(mesh: Mesh) -> manifold3d.Manifold:
@@ -183,6 +183,28 @@ def test_pane_set_into_a_door_gets_its_own_pocket() -> None:
     _assert_apart(meshes)
     assert meshes[2].bounds[1, 0] == pytest.approx(0.223, abs=1e-6)
     assert meshes[1].to_trimesh().volume < 0.48 * 0.42 * 0.02 - 0.5 * 0.2 * 0.2 * 0.008
+
+
+def test_a_part_lying_inside_the_body_gets_a_clearance_and_one_on_it_stays_flush() -> None:
+    """A washing machine's drum (label "other") lies inside the body's closed shape: the body is carved by it grown
+    by the clearance, as by a moving part, so the articulation sees it clear of the body and can let it turn
+    (held flush, it was glued). A part standing on the body's face is cut out exactly and stays flush."""
+    body = box([-0.3, -0.3, 0.0], [0.3, 0.3, 0.8])
+    drum = cylinder(0.2, 0.56, 48, (1, 0, 0), (-0.25, 0.0, 0.4))  # its front shows 1 cm out of the body
+    knob = box([0.3, -0.05, 0.7], [0.33, 0.05, 0.75])  # "other" on the front face, outside the body
+    shell = Mesh.concatenate([body, drum, knob])
+    face_part = np.repeat([0, 1, 2], [len(body.faces), len(drum.faces), len(knob.faces)])
+    carved, inner, outer = complete_parts(shell, face_part, ["body", "other", "other"])
+    _assert_closed([carved, inner, outer])
+    _assert_apart([carved, inner, outer])
+    gap = CompletionConfig().clearance
+    tm = carved.to_trimesh()
+    # just outside the drum's curved side and its back face: room in the body, not body
+    assert not tm.contains([[0.0, 0.0, 0.4 + 0.2 + gap / 2], [-0.25 - gap / 2, 0.0, 0.4]]).any()
+    assert tm.contains([[0.0, 0.0, 0.4 + 0.2 + 2 * gap]])[0]
+    assert tm.contains([[0.3 - gap / 2, 0.0, 0.725]])[0]  # right behind the part on the face: body
+    flush = complete_parts(shell, face_part, ["body", "other", "other"], CompletionConfig(enclosed=2.0))[0]
+    assert flush.to_trimesh().contains([[0.0, 0.0, 0.4 + 0.2 + gap / 2]])[0]  # without the rule: held flush
 
 
 def test_a_thin_sheet_inside_a_synthesized_door_joins_it() -> None:
