@@ -66,6 +66,7 @@ def decompose(mesh: Mesh, segmenter: Segmenter, name: str = "asset", num_parts: 
     ``target_faces`` faces in all, each part over its share (in proportion to its faces, at least
     ``MIN_PART_FACES``) is decimated to it, staying closed."""
     from seed3d.parts.complete import complete_parts
+    from seed3d.parts.prior import beside
 
     report = progress or (lambda f, m: None)
     t0 = time.perf_counter()
@@ -78,8 +79,9 @@ def decompose(mesh: Mesh, segmenter: Segmenter, name: str = "asset", num_parts: 
         meshes = _within_budget(meshes, target_faces)
     t2 = time.perf_counter()
     kept = [(m, label) for m, label in zip(meshes, seg.labels, strict=True) if m is not None]
-    parts = [Part(n, m, label=label, physical=segmenter.physical(label, m))
-             for n, (m, label) in zip(part_names([lab for _, lab in kept]), kept, strict=True)]
+    labels = [label for _, label in kept]
+    parts = [Part(n, m, label=label, physical=segmenter.physical(label, m, beside(labels, k)))
+             for k, (n, (m, label)) in enumerate(zip(part_names(labels), kept, strict=True))]
     meta = {"parts": {"labels": seg.labels, "scores": seg.scores, "faces": [int((seg.face_part == k).sum())
                                                                             for k in range(seg.num_parts)],
                       "merged": [k for k, m in enumerate(meshes) if m is None],

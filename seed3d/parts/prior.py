@@ -16,16 +16,21 @@ masses, inertias and contact friction come out near the real ones (``material_pr
 prior from the synth assets behind the training split). It also keeps, per label, the median wall (``wall``: twice
 the volume over the area, a panel's thickness, a hollow part's wall) of the training parts: a completed part is
 solid where a real drawer, drum or cabinet is a box of panels, so its mass is capped at wall × area × density
-(the material's density scaled down, ``MaterialPrior.material`` with the part's mesh).
+(the material's density scaled down, ``MaterialPrior.material`` with the part's mesh). A label alone is a weak
+guess where one label stands for parts of several materials (a laptop's base is electronics, a desk lamp's steel):
+the prior also counts which other labels stood beside each material in the training assets, and given the labels
+of the other parts of an asset it picks the material a naive Bayes model of them finds likeliest.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -130,15 +135,25 @@ class MaterialPrior:
     """Label -> material name -> training parts."""
     walls: dict[str, float] = field(default_factory=dict)
     """Label -> the median ``wall`` (m) of its training parts (a label without one: masses are not capped)."""
+    together: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
+    """Label -> material name -> the label of another part in the same asset -> training parts (a lamp's base
+    with a shade beside it is steel, a laptop's with a keyboard electronics)."""
+    known: dict[str, PhysicalMaterial] = field(default_factory=dict)
+    """Material name -> its values, for every material in ``counts``."""
 
-    def material(self, label: str, mesh: Mesh | None = None) -> PhysicalMaterial | None:
-        """A copy of ``label``'s commonest material (None for a label the training parts never had). Given the
+    def material(self, label: str, mesh: Mesh | None = None, context: Iterable[str] = ()) -> PhysicalMaterial | None:
+        """A copy of ``label``'s likeliest material (None for a label the training parts never had): its commonest
+        one, or, given the labels of the other parts of the asset (``context``), the one a naive Bayes model of
+        which labels stood beside each material (``together``) finds likeliest from those present. Given the
         part's closed ``mesh``, a part whose volume exceeds its label's wall times its area (a completed drawer,
         solid where the real one is a box of panels) gets the density scaled so its mass is wall × area ×
         density, named "… (hollow)"."""
         found = self.materials.get(label)
         if found is None:
             return None
+        context = set(context)
+        if context and label in self.together:
+            found = self.known[self._likeliest(label, context)]
         limit = self.walls.get(label)
         if mesh is None or limit is None:
             return replace(found)
@@ -147,14 +162,35 @@ class MaterialPrior:
             return replace(found)
         return replace(found, name=f"{found.name} (hollow)", density=found.density * 2.0 * limit / own)
 
+    def _likeliest(self, label: str, context: set[str]) -> str:
+        """argmax over materials m of log P(m | label) + Σ over the labels l of ``context`` ever seen beside
+        ``label`` of log P(l beside | label, m), with add-one smoothing (the first name on a tie). Only labels
+        present count: a part the segmenter missed is no evidence."""
+        counts, together = self.counts[label], self.together[label]
+        present = context & set().union(*together.values())
+
+        def score(name: str) -> float:
+            n = counts[name]
+            return math.log(n + 1.0) + sum(math.log((together[name].get(other, 0) + 1.0) / (n + 2.0))
+                                           for other in present)
+
+        return max(sorted(together), key=score)
+
     def save(self, folder: PathType) -> Path:
         """Write ``material_prior.json`` into ``folder`` atomically; returns its path."""
         path = Path(folder) / MATERIAL_FILE
-        doc = {"labels": {label: {"material": {"name": m.name, "density": m.density, "friction": m.friction,
-                                               "restitution": m.restitution},
+
+        def values(m: PhysicalMaterial) -> dict[str, Any]:
+            return {"name": m.name, "density": m.density, "friction": m.friction, "restitution": m.restitution}
+
+        doc = {"labels": {label: {"material": values(m),
                                   "counts": dict(sorted(self.counts[label].items(), key=lambda kv: (-kv[1], kv[0]))),
-                                  **({"wall_m": round(self.walls[label], 6)} if label in self.walls else {})}
-                          for label, m in sorted(self.materials.items())}}
+                                  **({"wall_m": round(self.walls[label], 6)} if label in self.walls else {}),
+                                  **({"together": {n: dict(sorted(c.items())) for n, c in
+                                                   sorted(self.together[label].items())}}
+                                     if label in self.together else {})}
+                          for label, m in sorted(self.materials.items())},
+               **({"materials": {n: values(m) for n, m in sorted(self.known.items())}} if self.known else {})}
         with atomic_file(path) as tmp:
             tmp.write_text(json.dumps(doc, indent=1) + "\n")
         return path
@@ -166,15 +202,27 @@ class MaterialPrior:
         if not path.is_file():
             return None
         try:
-            doc = json.loads(path.read_text())["labels"]
+            whole = json.loads(path.read_text())
+            doc = whole["labels"]
             materials = {str(k): PhysicalMaterial(**v["material"]) for k, v in doc.items()}
             counts = {str(k): {str(n): int(c) for n, c in v["counts"].items()} for k, v in doc.items()}
             walls = {str(k): float(v["wall_m"]) for k, v in doc.items() if "wall_m" in v}
-        except (OSError, ValueError, KeyError, TypeError, InvalidInputError) as exc:
+            together = {str(k): {str(n): {str(o): int(c) for o, c in beside.items()}
+                                 for n, beside in v["together"].items()} for k, v in doc.items() if "together" in v}
+            known = {str(n): PhysicalMaterial(**m) for n, m in whole.get("materials", {}).items()}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, InvalidInputError) as exc:
             raise AssetFormatError(f"{path}: not a material prior ({exc})") from exc
         if not all(np.isfinite(w) and w > 0 for w in walls.values()):
             raise AssetFormatError(f"{path}: walls must be positive lengths")
-        return cls(materials, counts, walls)
+        missing = sorted({n for label, by in together.items() for n in by if n not in known or n not in counts[label]})
+        if missing:
+            raise AssetFormatError(f"{path}: materials {missing} of 'together' have no values or counts")
+        return cls(materials, counts, walls, together, known)
+
+
+def beside(labels: list[str], k: int) -> set[str]:
+    """The labels of every part but the ``k``-th: what stood beside it (``MaterialPrior.together``)."""
+    return {label for j, label in enumerate(labels) if j != k}
 
 
 def fit_material_prior(assets: Iterable[Asset]) -> MaterialPrior:
@@ -184,15 +232,19 @@ def fit_material_prior(assets: Iterable[Asset]) -> MaterialPrior:
     counts: dict[str, Counter[str]] = {}
     walls: dict[str, list[float]] = {}
     known: dict[str, PhysicalMaterial] = {}
+    together: dict[str, dict[str, Counter[str]]] = {}
     for asset in assets:
-        for part in asset.parts:
+        labels = [p.label for p in asset.parts]
+        for k, part in enumerate(asset.parts):
             m = part.physical
             if known.setdefault(m.name, m) != m:
                 raise InvalidInputError(f"material {m.name!r} has two sets of values: {known[m.name]} and {m}")
             counts.setdefault(part.label, Counter())[m.name] += 1
             walls.setdefault(part.label, []).append(wall(part.mesh))
+            together.setdefault(part.label, {}).setdefault(m.name, Counter()).update(beside(labels, k))
     if not counts:
         raise InvalidInputError("no parts to fit a material prior on")
     materials = {label: replace(known[min(c, key=lambda n: (-c[n], n))]) for label, c in counts.items()}
     medians = {label: float(np.median(w)) for label, w in walls.items() if np.median(w) > 0}
-    return MaterialPrior(materials, {label: dict(c) for label, c in counts.items()}, medians)
+    return MaterialPrior(materials, {label: dict(c) for label, c in counts.items()}, medians,
+                         {label: {n: dict(c) for n, c in by.items()} for label, by in together.items()}, known)

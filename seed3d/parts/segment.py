@@ -12,6 +12,7 @@ per face: a full segmentation of the shell.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -132,12 +133,12 @@ class Segmenter:
         return cls(PartSegmenter.from_pretrained(path, device), config, device, SizePrior.load(path),
                    MaterialPrior.load(path))
 
-    def physical(self, label: str, mesh: Mesh | None = None) -> PhysicalMaterial:
-        """The material a part with ``label`` most likely is (the material prior's commonest for the label; the
-        default plastic without a prior or for a label it never saw); given the part's closed ``mesh``, its density
-        scaled down when the part holds more volume than its label's wall times its area
-        (``MaterialPrior.material``)."""
-        found = None if self.material_prior is None else self.material_prior.material(label, mesh)
+    def physical(self, label: str, mesh: Mesh | None = None, context: Iterable[str] = ()) -> PhysicalMaterial:
+        """The material a part with ``label`` most likely is (the material prior's commonest for the label, or its
+        likeliest beside the labels of the asset's other parts, ``context``; the default plastic without a prior
+        or for a label it never saw); given the part's closed ``mesh``, its density scaled down when the part
+        holds more volume than its label's wall times its area (``MaterialPrior.material``)."""
+        found = None if self.material_prior is None else self.material_prior.material(label, mesh, context)
         return found if found is not None else PhysicalMaterial()
 
     def _tensor(self, a: np.ndarray) -> torch.Tensor:

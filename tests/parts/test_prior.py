@@ -16,6 +16,7 @@ from seed3d.parts.prior import (
     PRIOR_FILE,
     MaterialPrior,
     SizePrior,
+    beside,
     fit_material_prior,
     fit_size_prior,
     wall,
@@ -101,6 +102,34 @@ def test_material_prior_gives_each_label_its_commonest_material() -> None:
     assert got is not None
     got.density = 1.0  # a copy: the prior's own is untouched
     assert prior.material("handle") == STEEL
+
+
+def test_material_prior_picks_a_labels_material_by_the_labels_beside_it(tmp_path: Path) -> None:
+    """A base is electronics in most training assets (laptops, with a screen beside it) and steel in desk lamps
+    (with a shade beside it): alone the label gives electronics, beside a shade steel, beside a screen
+    electronics; labels the prior never saw beside a base change nothing. It survives a round trip."""
+    glass = PhysicalMaterial("glass", 2500.0, 0.4, 0.1)
+    laptops = [_asset(("base", RUBBER), ("screen", glass), ("keyboard", RUBBER)) for _ in range(3)]
+    lamps = [_asset(("base", STEEL), ("shade", STEEL), ("arm", STEEL)) for _ in range(2)]
+    prior = fit_material_prior(laptops + lamps)
+    assert prior.counts["base"] == {"rubber": 3, "steel": 2}
+    assert prior.together["base"] == {"rubber": {"screen": 3, "keyboard": 3}, "steel": {"shade": 2, "arm": 2}}
+    assert beside(["base", "shade", "arm", "shade"], 1) == {"base", "shade", "arm"}
+    assert prior.material("base") == RUBBER
+    assert prior.material("base", context={"shade", "arm", "bulb"}) == STEEL
+    assert prior.material("base", context=["shade"]) == STEEL
+    assert prior.material("base", context={"screen"}) == RUBBER
+    assert prior.material("base", context={"wheel"}) == RUBBER  # never beside a base: the commonest
+    assert prior.material("base", context={"shade", "keyboard", "screen"}) == RUBBER  # more of the laptop
+    prior.save(tmp_path)
+    back = MaterialPrior.load(tmp_path)
+    assert back is not None and back.together == prior.together and back.known == prior.known
+    assert back.material("base", context={"shade"}) == STEEL
+    doc = json.loads((tmp_path / MATERIAL_FILE).read_text())
+    doc.pop("materials")
+    (tmp_path / MATERIAL_FILE).write_text(json.dumps(doc))
+    with pytest.raises(AssetFormatError, match="have no values"):
+        MaterialPrior.load(tmp_path)
 
 
 def test_material_prior_round_trips_and_rejects_bad_input(tmp_path: Path) -> None:

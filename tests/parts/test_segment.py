@@ -13,6 +13,7 @@ from seed3d.asset import PART_LABELS, Asset, PhysicalMaterial
 from seed3d.errors import AssetFormatError, InvalidInputError
 from seed3d.parts import part_names
 from seed3d.parts.model import PartSegmenter, SegmenterConfig
+from seed3d.parts.prior import beside
 from seed3d.parts.segment import SegmentConfig, Segmenter, match_parts
 from seed3d.parts.shell import merged_shell
 from seed3d.parts.train import PartSegTrainConfig, make_batch, train_part_segmenter
@@ -292,10 +293,11 @@ def test_decompose_holds_the_face_budget_with_closed_parts() -> None:
     full = decompose(shell, seg, num_parts=3)
     total = sum(len(p.mesh.faces) for p in full.parts)
     target = total // 4
-    # each part is of its label's commonest material in the training parts, made lighter when completed with more
-    # volume than its label's wall allows (MaterialPrior.material)
+    # each part is of its label's likeliest material beside the other parts' labels in the training parts, made
+    # lighter when completed with more volume than its label's wall allows (MaterialPrior.material)
     assert seg.material_prior is not None
-    assert all(p.physical == seg.physical(p.label, p.mesh) for p in full.parts)
+    labels = [p.label for p in full.parts]
+    assert all(p.physical == seg.physical(p.label, p.mesh, beside(labels, k)) for k, p in enumerate(full.parts))
     assert any(p.physical != PhysicalMaterial() for p in full.parts)  # not all the default plastic
     held = decompose(shell, seg, num_parts=3, target_faces=target)
     assert [p.label for p in held.parts] == [p.label for p in full.parts]
