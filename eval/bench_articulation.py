@@ -21,19 +21,21 @@ on) the ground-truth asset's joints are stripped (``strip_joints``), the asset i
 ``--parts predicted`` starts instead from the merged shell of the parts (``seed3d.parts.shell.merged_shell``: one
 surface, no internal faces, as a generated mesh would be): the shipped part segmenter cuts it automatically, the
 cut parts are completed (``seed3d.parts.complete``) and articulated with the collision settings the pipeline gives
-generated parts (``seed3d.pipeline.generated_physics``), and predicted parts are matched one to one to true parts by
-face-area IoU (Hungarian) before the joints are compared; a true part with no match counts as a miss. Beside
+generated parts (``seed3d.pipeline.generated_physics``), and predicted parts are matched one to one to true parts
+by face-area IoU (Hungarian) before the joints are compared; a true part with no match counts as a miss. Beside
 this part-level comparison it reports a link-level one (``links`` in the summaries, the table's "L." columns;
-``compare`` with ``cover``): each true part is judged by the joint of the predicted part holding most of its
-surface, and a true part lying in the same predicted part as its true parent counts as attached to it by a fixed
-joint. A lamp arm and the counterweight fixed on it, cut as one part that turns about the elbow, are then both
-right; one to one, the part is named after one of them and the other has no moving match. It also
-reports parts mIoU (automatic, number of parts given, and a connected-components baseline) and mass errors
-(``FromPredicted.masses``: the asset's mass against the truth's, and the median over matched parts, as
-|log2(predicted / true)|; the table's "mass×" is the asset's factor 2^error, "solid×" the same with every
-completed part solid at its label material's full density, as before the wall cap). Results go to
-eval/results/articulation_predicted.json (and its picture); the committed ones are from
-``python eval/bench_articulation.py --parts predicted --seeds 1000-1001`` (43 assets, 16–26 minutes on 2 shared cores).
+``compare`` with ``cover``): each true part is judged by the joint that moves the predicted rigid body (the
+predicted part holding most of its surface and what is fixed to it) it lies in, and a true part lying in the same
+predicted rigid body as its true parent counts as attached to it by a fixed joint. A lamp arm and the counterweight
+fixed on it, cut as one part that turns about the elbow, are then both right; one to one, the part is named after
+one of them and the other has no moving match. It also reports parts mIoU (automatic, number of parts given, and a
+connected-components baseline) and mass errors (``FromPredicted.masses``: the asset's mass against the truth's, and
+the median over matched parts, as |log2(predicted / true)|; the table's "mass×" is the asset's factor 2^error,
+"solid×" the same with every completed part solid at its label material's full density, as before the wall cap, and
+``mass_err_alone`` in the results the same with each label's commonest material, as before the labels beside a part
+counted). Results go to eval/results/articulation_predicted.json (and its picture); the committed ones are from
+``python eval/bench_articulation.py --parts predicted --seeds 1000-1001`` (43 assets, 16–26 minutes on 2 shared
+cores).
 """
 
 from __future__ import annotations
@@ -58,8 +60,8 @@ from seed3d.synth import generate, list_categories
 RESULTS = Path(__file__).parent / "results"
 ROTATIONAL = ("revolute", "continuous")
 #: Per-asset figures of predicted parts, averaged per category and overall as ``parts_<key>``.
-PART_FIGURES = ("miou", "miou_given", "miou_components", "labels_ok", "mass_err", "mass_err_solid", "part_mass_err",
-                "part_mass_err_solid")
+PART_FIGURES = ("miou", "miou_given", "miou_components", "labels_ok", "mass_err", "mass_err_solid", "mass_err_alone",
+                "part_mass_err", "part_mass_err_solid", "part_mass_err_alone")
 
 
 def _interval_iou(a: tuple[float, float], b: tuple[float, float]) -> float:
@@ -196,6 +198,7 @@ class FromPredicted:
         import trimesh
 
         from seed3d.parts.complete import complete_parts
+        from seed3d.parts.prior import beside
         from seed3d.parts.segment import match_parts
         from seed3d.parts.shell import merged_shell, nearest_part
 
@@ -217,8 +220,10 @@ class FromPredicted:
         miou_comp, _, _ = match_parts(comp, shell_truth, np.asarray(shell_tm.area_faces))
         meshes = complete_parts(seg.mesh, seg.face_part, seg.labels)
         names = [truth.parts[matching[k]].name if k in matching else f"extra_{k}" for k in range(seg.num_parts)]
-        parts = [Part(n, m, label=lab, physical=self.segmenter.physical(lab, m))
-                 for n, m, lab in zip(names, meshes, seg.labels, strict=True) if m is not None]
+        kept = [(n, m, lab) for n, m, lab in zip(names, meshes, seg.labels, strict=True) if m is not None]
+        labels = [lab for _, _, lab in kept]
+        parts = [Part(n, m, label=lab, physical=self.segmenter.physical(lab, m, beside(labels, k)))
+                 for k, (n, m, lab) in enumerate(kept)]
         pred = articulate(Asset(truth.name, parts, joints_known=False), config=self.config)
         # the predicted part holding most of each true part's surface (many to one), for the link-level comparison
         inter = np.zeros((seg.num_parts, len(truth.parts)))
@@ -234,8 +239,10 @@ class FromPredicted:
 
     def masses(self, truth: Asset, parts: list[Part]) -> dict[str, float]:
         """Mass errors as |log2(predicted / true)|: of the whole asset (``mass_err``) and the median over parts
-        matched to a true part (``part_mass_err``), with the label's material capped by its wall (as shipped) and,
-        side by side, at its full density (``*_solid``: completed parts solid)."""
+        matched to a true part (``part_mass_err``), with the label's material picked beside the other parts' labels
+        and capped by its wall (as shipped) and, side by side, at its full density (``*_solid``: completed parts
+        solid) and with the label's commonest material, capped (``*_alone``: the label alone)."""
+        from seed3d.parts.prior import beside
         from seed3d.physics._geometry import signed_volume
 
         def volume(part: Part) -> float:
@@ -243,9 +250,12 @@ class FromPredicted:
 
         true = {p.name: volume(p) * p.physical.density for p in truth.parts}
         capped = {p.name: volume(p) * p.physical.density for p in parts}
-        solid = {p.name: volume(p) * self.segmenter.physical(p.label).density for p in parts}
+        labels = [p.label for p in parts]
+        solid = {p.name: volume(p) * self.segmenter.physical(p.label, context=beside(labels, k)).density
+                 for k, p in enumerate(parts)}
+        alone = {p.name: volume(p) * self.segmenter.physical(p.label, p.mesh).density for p in parts}
         out = {}
-        for key, pred in (("", capped), ("_solid", solid)):
+        for key, pred in (("", capped), ("_solid", solid), ("_alone", alone)):
             out[f"mass_err{key}"] = abs(math.log2(sum(pred.values()) / sum(true.values())))
             errs = [abs(math.log2(max(pred[n], 1e-9) / true[n])) for n in pred if true.get(n, 0.0) > 0]
             out[f"part_mass_err{key}"] = float(np.median(errs)) if errs else 0.0
