@@ -187,7 +187,7 @@ def _hull(points: FloatArray, max_vertices: int, max_polygons: int = 0) -> tuple
     if max_polygons:
         k = min(k, max_polygons)
     if len(hull[0]) <= max_vertices and (not max_polygons or geo.polygon_count(*hull) <= max_polygons):
-        return _weldable(hull)
+        return _capped(_weldable(hull), max_vertices, max_polygons)
     outer = geo.circumscribed_hull(hull[0], hull[1], k)
     if outer is not None and not geo.hull_problems(outer[0], outer[1], max_vertices, max_polygons or None):
         bulge = geo.max_excess(outer[0], *hull)
@@ -196,8 +196,18 @@ def _hull(points: FloatArray, max_vertices: int, max_polygons: int = 0) -> tuple
     inner = _inscribed(hull, max_vertices, max_polygons)
     gap = geo.max_excess(hull[0], *inner) if inner is not None else np.inf
     if outer is not None and bulge <= 1.5 * gap:
-        return _weldable(outer)
-    return None if inner is None else _weldable(inner)
+        return _capped(_weldable(outer), max_vertices, max_polygons)
+    return None if inner is None else _capped(_weldable(inner), max_vertices, max_polygons)
+
+
+def _capped(hull: tuple[FloatArray, IntArray] | None, max_vertices: int,
+            max_polygons: int) -> tuple[FloatArray, IntArray] | None:
+    """``hull``, or its inscribed reduction when it breaks a cap. Rounding the vertices for welding (``_weldable``)
+    can split faces that were coplanar to the plane count's precision: such hulls were written to the collision
+    cache and rejected by every later read (computed again each time)."""
+    if hull is None or not geo.hull_problems(hull[0], hull[1], max_vertices, max_polygons or None):
+        return hull
+    return _inscribed(hull, max_vertices, max_polygons)
 
 
 def _weldable(hull: tuple[FloatArray, IntArray]) -> tuple[FloatArray, IntArray] | None:
