@@ -126,8 +126,8 @@ def wall(mesh: Mesh) -> float:
 
 @dataclass
 class MaterialPrior:
-    """Per label, how many training parts were made of each physical material, the commonest of them, and the
-    median wall of the parts."""
+    """Per label, how many training parts were made of each physical material, the commonest of them, which labels
+    stood beside each of them, and the median wall of the parts."""
 
     materials: dict[str, PhysicalMaterial]
     """Label -> its commonest material (the first by name on a tie)."""
@@ -140,21 +140,24 @@ class MaterialPrior:
     with a shade beside it is steel, a laptop's with a keyboard electronics)."""
     known: dict[str, PhysicalMaterial] = field(default_factory=dict)
     """Material name -> its values, for every material in ``counts``."""
+    material_walls: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Label -> material name -> the median ``wall`` of its training parts of that material: a wooden body is a box
+    of 17 mm panels, an appliance's body a solid of its shell's effective density (walls of 50 mm and more)."""
 
     def material(self, label: str, mesh: Mesh | None = None, context: Iterable[str] = ()) -> PhysicalMaterial | None:
         """A copy of ``label``'s likeliest material (None for a label the training parts never had): its commonest
         one, or, given the labels of the other parts of the asset (``context``), the one a naive Bayes model of
         which labels stood beside each material (``together``) finds likeliest from those present. Given the
-        part's closed ``mesh``, a part whose volume exceeds its label's wall times its area (a completed drawer,
-        solid where the real one is a box of panels) gets the density scaled so its mass is wall × area ×
-        density, named "… (hollow)"."""
+        part's closed ``mesh``, a part whose volume exceeds its label's wall (for that material, when the training
+        parts had it) times its area (a completed drawer, solid where the real one is a box of panels) gets the
+        density scaled so its mass is wall × area × density, named "… (hollow)"."""
         found = self.materials.get(label)
         if found is None:
             return None
         context = set(context)
         if context and label in self.together:
             found = self.known[self._likeliest(label, context)]
-        limit = self.walls.get(label)
+        limit = self.material_walls.get(label, {}).get(found.name, self.walls.get(label))
         if mesh is None or limit is None:
             return replace(found)
         own = wall(mesh)  # 2 · volume / area: the capped mass wall · area · density is the mass · 2 · wall / own
@@ -186,6 +189,9 @@ class MaterialPrior:
         doc = {"labels": {label: {"material": values(m),
                                   "counts": dict(sorted(self.counts[label].items(), key=lambda kv: (-kv[1], kv[0]))),
                                   **({"wall_m": round(self.walls[label], 6)} if label in self.walls else {}),
+                                  **({"wall_m_by_material": {n: round(w, 6) for n, w in
+                                                             sorted(self.material_walls[label].items())}}
+                                     if label in self.material_walls else {}),
                                   **({"together": {n: dict(sorted(c.items())) for n, c in
                                                    sorted(self.together[label].items())}}
                                      if label in self.together else {})}
@@ -207,17 +213,20 @@ class MaterialPrior:
             materials = {str(k): PhysicalMaterial(**v["material"]) for k, v in doc.items()}
             counts = {str(k): {str(n): int(c) for n, c in v["counts"].items()} for k, v in doc.items()}
             walls = {str(k): float(v["wall_m"]) for k, v in doc.items() if "wall_m" in v}
+            material_walls = {str(k): {str(n): float(w) for n, w in v["wall_m_by_material"].items()}
+                              for k, v in doc.items() if "wall_m_by_material" in v}
             together = {str(k): {str(n): {str(o): int(c) for o, c in beside.items()}
                                  for n, beside in v["together"].items()} for k, v in doc.items() if "together" in v}
             known = {str(n): PhysicalMaterial(**m) for n, m in whole.get("materials", {}).items()}
         except (OSError, ValueError, KeyError, TypeError, AttributeError, InvalidInputError) as exc:
             raise AssetFormatError(f"{path}: not a material prior ({exc})") from exc
-        if not all(np.isfinite(w) and w > 0 for w in walls.values()):
+        every = [*walls.values(), *(w for by in material_walls.values() for w in by.values())]
+        if not all(np.isfinite(w) and w > 0 for w in every):
             raise AssetFormatError(f"{path}: walls must be positive lengths")
         missing = sorted({n for label, by in together.items() for n in by if n not in known or n not in counts[label]})
         if missing:
             raise AssetFormatError(f"{path}: materials {missing} of 'together' have no values or counts")
-        return cls(materials, counts, walls, together, known)
+        return cls(materials, counts, walls, together, known, material_walls)
 
 
 def beside(labels: list[str], k: int) -> set[str]:
@@ -231,6 +240,7 @@ def fit_material_prior(assets: Iterable[Asset]) -> MaterialPrior:
     ``InvalidInputError``."""
     counts: dict[str, Counter[str]] = {}
     walls: dict[str, list[float]] = {}
+    by_material: dict[str, dict[str, list[float]]] = {}
     known: dict[str, PhysicalMaterial] = {}
     together: dict[str, dict[str, Counter[str]]] = {}
     for asset in assets:
@@ -241,10 +251,14 @@ def fit_material_prior(assets: Iterable[Asset]) -> MaterialPrior:
                 raise InvalidInputError(f"material {m.name!r} has two sets of values: {known[m.name]} and {m}")
             counts.setdefault(part.label, Counter())[m.name] += 1
             walls.setdefault(part.label, []).append(wall(part.mesh))
+            by_material.setdefault(part.label, {}).setdefault(m.name, []).append(walls[part.label][-1])
             together.setdefault(part.label, {}).setdefault(m.name, Counter()).update(beside(labels, k))
     if not counts:
         raise InvalidInputError("no parts to fit a material prior on")
     materials = {label: replace(known[min(c, key=lambda n: (-c[n], n))]) for label, c in counts.items()}
     medians = {label: float(np.median(w)) for label, w in walls.items() if np.median(w) > 0}
+    per_material = {label: {n: float(np.median(w)) for n, w in by.items() if np.median(w) > 0}
+                    for label, by in by_material.items()}
     return MaterialPrior(materials, {label: dict(c) for label, c in counts.items()}, medians,
-                         {label: {n: dict(c) for n, c in by.items()} for label, by in together.items()}, known)
+                         {label: {n: dict(c) for n, c in by.items()} for label, by in together.items()}, known,
+                         {label: by for label, by in per_material.items() if by})

@@ -138,17 +138,20 @@ def test_material_prior_round_trips_and_rejects_bad_input(tmp_path: Path) -> Non
     back = MaterialPrior.load(tmp_path)
     assert back is not None and back.materials == prior.materials and back.counts == prior.counts
     assert back.walls == pytest.approx(prior.walls, abs=1e-6) and set(back.walls) == {"handle", "body"}
+    assert back.material_walls["body"] == pytest.approx(prior.material_walls["body"], abs=1e-6)
     assert MaterialPrior.load(tmp_path / "nowhere") is None
     doc = json.loads((tmp_path / MATERIAL_FILE).read_text())
-    doc["labels"]["body"].pop("wall_m")  # a prior written before walls were kept: no cap for that label
+    for key in ("wall_m", "wall_m_by_material"):  # a prior written before walls were kept: no cap for that label
+        doc["labels"]["body"].pop(key)
     doc["labels"]["handle"]["wall_m"] = 0.0
     (tmp_path / MATERIAL_FILE).write_text(json.dumps(doc))
     with pytest.raises(AssetFormatError, match="walls must be positive"):
         MaterialPrior.load(tmp_path)
     doc["labels"]["handle"].pop("wall_m")
+    doc["labels"]["handle"].pop("wall_m_by_material")
     (tmp_path / MATERIAL_FILE).write_text(json.dumps(doc))
     back = MaterialPrior.load(tmp_path)
-    assert back is not None and back.walls == {}
+    assert back is not None and back.walls == {} and back.material_walls == {}
     solid = box([0.0, 0.0, 0.0], [0.3, 0.4, 0.2])
     assert back.material("body", Mesh(solid.vertices, solid.faces)) == WOOD
     doc = json.loads((tmp_path / MATERIAL_FILE).read_text())
@@ -188,3 +191,26 @@ def test_a_completed_solid_part_weighs_what_a_box_of_panels_with_its_label_weigh
     assert prior.material("drawer", thin) == WOOD
     assert prior.material("lid", block) is None
     assert wall(Mesh(np.zeros((0, 3)), np.zeros((0, 3), np.int64))) == 0.0
+
+
+def test_walls_are_kept_per_material_of_a_label() -> None:
+    """A wooden carcass is a box of panels, an appliance's body a solid of its shell's effective density: the wall
+    cap of a completed body depends on the material picked for it, so the appliance keeps its mass and the
+    carcass is made lighter."""
+    shell = PhysicalMaterial("appliance_shell", 350.0, 0.5, 0.2)
+    outer = ([0.0, 0.0, 0.0], [0.4, 0.5, 0.6])
+    carcass = difference(box(*outer), box([0.015, 0.015, 0.015], [0.385, 0.485, 0.7]))
+    knob = box([0.4, 0.2, 0.5], [0.42, 0.22, 0.52])
+    prior = fit_material_prior([
+        Asset("c", [Part("body", carcass, label="body", physical=WOOD),
+                    Part("drawer", knob, label="drawer", physical=WOOD)], joints_known=False),
+        Asset("o", [Part("body", box(*outer), label="body", physical=shell),
+                    Part("knob", knob, label="knob", physical=STEEL)], joints_known=False)])
+    assert prior.material_walls["body"]["wood"] == pytest.approx(wall(carcass))
+    assert prior.material_walls["body"]["appliance_shell"] == pytest.approx(wall(box(*outer)))
+    block = box(*outer)  # a completed body: solid
+    oven = prior.material("body", block, context={"knob"})
+    assert oven == shell  # an appliance's body is solid at its effective density: not made lighter
+    cabinet = prior.material("body", block, context={"drawer"})
+    assert cabinet is not None and cabinet.name == "wood (hollow)" and cabinet.density < 0.5 * WOOD.density
+
