@@ -228,8 +228,8 @@ class FromPredicted:
         # the predicted part holding most of each true part's surface (many to one), for the link-level comparison
         inter = np.zeros((seg.num_parts, len(truth.parts)))
         np.add.at(inter, (seg.face_part, face_truth), area)
-        kept = {p.name for p in parts}
-        cover = {t.name: names[k] if names[k] in kept else None
+        named = {p.name for p in parts}
+        cover = {t.name: names[k] if names[k] in named else None
                  for t, k in zip(truth.parts, inter.argmax(0).tolist(), strict=True)}
         info = {"cover": cover, "miou": miou, "miou_given": miou_given, "miou_components": miou_comp,
                 "parts_true": len(truth.parts), "parts_pred": len(parts), "segment_seconds": round(seconds, 2),
