@@ -81,6 +81,11 @@ class PBRTrainConfig(TrainConfig):
     """Reference images per tagger step."""
     tagger_lr: float = 2e-3
     """Peak learning rate of the tagger."""
+    tagger_shift: int = 3
+    """The tagger's images are moved by up to this many pixels in x and y per step (edges repeated)."""
+    tagger_exposure: float = 0.2
+    """The object in a tagger image (not the white background) gets an exposure change of up to this many stops
+    per step."""
     loss: str = "x0"
     """``x0``: squared error of the clean views the model implies, equally weighted at every time (learns the
     coarse colours fastest); ``velocity``: squared error of the velocity (for an x0-predicting model, the clean-view
@@ -102,6 +107,8 @@ class PBRTrainConfig(TrainConfig):
                 raise InvalidInputError(f"{name} must lie in [0, 1], got {getattr(self, name)}")
         if self.tagger_steps < 0 or self.tagger_batch < 1 or self.tagger_lr <= 0:
             raise InvalidInputError("tagger_steps must be >= 0, tagger_batch >= 1 and tagger_lr > 0")
+        if self.tagger_shift < 0 or self.tagger_exposure < 0:
+            raise InvalidInputError("tagger_shift and tagger_exposure must be >= 0")
         if self.loss not in ("velocity", "x0"):
             raise InvalidInputError(f"loss must be 'velocity' or 'x0', got {self.loss!r}")
         if self.image_share + self.text_share > 1.0:
@@ -118,6 +125,10 @@ class TaggerTrainConfig(TrainConfig):
 
     model: TaggerConfig = field(default_factory=TaggerConfig)
     """Tagger sizes and vocabulary."""
+    shift: int = 0
+    """Images moved by up to this many pixels per step."""
+    exposure: float = 0.0
+    """Exposure change of the object, in stops, up to this much per step."""
 
 
 def tagger_config(cfg: PBRTrainConfig) -> TaggerTrainConfig:
@@ -125,7 +136,8 @@ def tagger_config(cfg: PBRTrainConfig) -> TaggerTrainConfig:
     return TaggerTrainConfig(steps=cfg.tagger_steps, batch=cfg.tagger_batch, lr=cfg.tagger_lr,
                              warmup=min(100, max(cfg.tagger_steps // 10, 1)), weight_decay=cfg.weight_decay,
                              seed=cfg.seed, checkpoint_every=max(cfg.checkpoint_every, 1), log_every=cfg.log_every,
-                             device=cfg.device, model=cfg.tagger)
+                             device=cfg.device, model=cfg.tagger, shift=cfg.tagger_shift,
+                             exposure=cfg.tagger_exposure)
 
 
 class PBRTrainModel(nn.Module):
@@ -197,16 +209,40 @@ def make_batch(views: dict[str, np.ndarray], labels: tuple[np.ndarray, np.ndarra
 def make_tagger_batch(views: dict[str, np.ndarray], labels: tuple[np.ndarray, np.ndarray], step: int,
                       cfg: TaggerTrainConfig) -> dict[str, torch.Tensor]:
     """The tagger's batch of ``step``: reference images (a random view of each shape, flipped left-right half the
-    time) and their multi-hot finish and kind targets."""
+    time, moved and re-exposed per ``cfg``) and their multi-hot finish and kind targets."""
     rng = np.random.default_rng([cfg.seed, step, 1])
     n = len(views["reference"])
     idx = rng.choice(n, cfg.batch, replace=n < cfg.batch)
     images = views["reference"][idx, rng.integers(0, views["reference"].shape[1], cfg.batch)]
     flip = rng.random(cfg.batch) < 0.5
-    images = np.where(flip[:, None, None, None], images[..., ::-1], images)
-    return {"image": torch.from_numpy(images.astype(np.float32) / 255.0),
+    images = np.where(flip[:, None, None, None], images[..., ::-1], images).astype(np.float32) / 255.0
+    if cfg.shift or cfg.exposure:
+        images = augment_references(images, rng, cfg.shift, cfg.exposure)
+    return {"image": torch.from_numpy(images),
             "finish": torch.from_numpy(labels[0][idx].astype(np.float32)),
             "kind": torch.from_numpy(labels[1][idx].astype(np.float32))}
+
+
+def augment_references(images: np.ndarray, rng: np.random.Generator, shift: int, exposure: float) -> np.ndarray:
+    """Reference images (B, 3, S, S) in [0, 1], each moved by up to ``shift`` pixels in x and y (edge pixels
+    repeated) and its object -- every pixel that is not the white background -- re-exposed by up to ``exposure``
+    stops (in linear light)."""
+    b, _, s, _ = images.shape
+    moves = rng.integers(-shift, shift + 1, (b, 2))
+    stops = rng.uniform(-exposure, exposure, b)
+    out = np.empty_like(images)
+    for i in range(b):
+        img = images[i]
+        if shift:
+            pad = np.pad(img, ((0, 0), (shift, shift), (shift, shift)), mode="edge")
+            y, x = shift - moves[i, 0], shift - moves[i, 1]
+            img = pad[:, y: y + s, x: x + s]
+        if exposure:
+            lin = np.power(img, 2.2) * 2.0 ** stops[i]
+            obj = (img < 1.0 - 1.5 / 255.0).any(0, keepdims=True)
+            img = np.where(obj, np.power(np.clip(lin, 0.0, 1.0), 1.0 / 2.2), img)
+        out[i] = img
+    return out
 
 
 def tagger_losses(model: MaterialTagger, batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:

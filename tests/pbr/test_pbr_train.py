@@ -17,6 +17,7 @@ from seed3d.pbr.tagger import MaterialTagger, TaggerConfig
 from seed3d.pbr.train import (
     PBRTrainConfig,
     PBRTrainModel,
+    augment_references,
     losses,
     make_batch,
     make_tagger_batch,
@@ -175,6 +176,25 @@ def test_tagger_batches_and_overfitting(views: dict[str, np.ndarray]) -> None:
         terms["loss"].backward()
         opt.step()
     assert float(terms["loss"].detach()) < 0.5 * first and float(terms["tagger_top1"]) == 1.0
+
+
+def test_tagger_images_move_and_their_object_is_re_exposed_on_an_untouched_background() -> None:
+    img = np.ones((1, 3, 12, 12), np.float32)
+    img[:, :, 4:8, 4:8] = np.array([0.6, 0.3, 0.1], np.float32)[:, None, None]  # a brown square on white
+    moved = augment_references(np.repeat(img, 64, 0), np.random.default_rng(0), shift=2, exposure=0.0)
+    obj = (moved < 1.0).any(1)
+    rows, cols = np.nonzero(obj.any(2))[1], np.nonzero(obj.any(1))[1]
+    assert {int(r) for r in rows} >= {2, 9} and {int(c) for c in cols} >= {2, 9}  # up to 2 px each way
+    assert bool((obj.sum((1, 2)) == 16).all())  # the square is moved whole, never cut or smeared
+    lit = augment_references(np.repeat(img, 64, 0), np.random.default_rng(0), shift=0, exposure=0.5)
+    assert bool((lit[:, :, :4] == 1.0).all()) and bool((lit[:, :, :, 8:] == 1.0).all())  # background kept white
+    square = lit[:, :, 4:8, 4:8]
+    ratio = square[:, 0] / square[:, 2]  # one exposure for all channels: hue kept, so red / blue stays above 1
+    assert bool((ratio > 1.0).all()) and square.std(0).max() > 0.01
+    darker, lighter = square[:, 0, 0, 0].min(), square[:, 0, 0, 0].max()
+    assert darker < 0.6 < lighter and lighter <= 0.6 * 2 ** (0.5 / 2.2) + 1e-5
+    plain = augment_references(img, np.random.default_rng(0), shift=0, exposure=0.0)
+    assert np.array_equal(plain, img)
 
 
 def test_training_writes_both_models_and_resumes(tiny_data: Path, tmp_path: Path) -> None:
