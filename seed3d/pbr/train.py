@@ -31,6 +31,7 @@ import torch
 from torch import nn
 
 from seed3d.asset import atomic_dir
+from seed3d.condition.image import linear_to_srgb, srgb_to_linear
 from seed3d.errors import InvalidInputError
 from seed3d.nn.flow import FlowSampler, flow_loss, interpolate, sample_timesteps
 from seed3d.nn.trainer import TrainConfig, check_device, train_loop, warm_start
@@ -238,9 +239,8 @@ def augment_references(images: np.ndarray, rng: np.random.Generator, shift: int,
             y, x = shift - moves[i, 0], shift - moves[i, 1]
             img = pad[:, y: y + s, x: x + s]
         if exposure:
-            lin = np.power(img, 2.2) * 2.0 ** stops[i]
             obj = (img < 1.0 - 1.5 / 255.0).any(0, keepdims=True)
-            img = np.where(obj, np.power(np.clip(lin, 0.0, 1.0), 1.0 / 2.2), img)
+            img = np.where(obj, linear_to_srgb(srgb_to_linear(img) * 2.0 ** stops[i]), img)
         out[i] = img
     return out
 
