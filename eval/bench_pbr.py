@@ -1,7 +1,7 @@
-"""Texture quality: the multi-view PBR generator on the held-out synth test split, in its generated views and
-after baking, against the category-mean material and the projection of the reference image.
+"""Texture quality: the multi-view PBR generator on a held-out synth split (test, or val with ``--split val``), in
+its generated views and after baking, against the category-mean material and the projection of the reference image.
 
-Run: ``python eval/bench_pbr.py [--model DIR] [--per-category 2] [--bake-assets N] [--steps 2]
+Run: ``python eval/bench_pbr.py [--model DIR] [--split test|val] [--per-category 2] [--bake-assets N] [--steps 2]
 [--guidance 1]`` → prints tables, writes eval/results/pbr.json, eval/results/pbr_views.png and
 eval/results/pbr_baked.png.
 
@@ -19,7 +19,7 @@ eval/results/pbr_baked.png.
   category-mean material on every part; the reference image projected from its own camera
   (``project_reference_image``, metallic 0, roughness 0.5); and, as the ceiling of the path, the true views at the
   generator's resolution baked the same way ("oracle").
-* **Tagger** — the material tagger on the reference view 0 of every test sample: first word among the true
+* **Tagger** — the material tagger on the reference view 0 of every sample of the split: first word among the true
   finish words, precision and recall of the finish words it names; the same for its kind words alone.
 """
 
@@ -40,7 +40,7 @@ from PIL import Image
 
 from seed3d import synth
 from seed3d.asset import Asset, PBRMaterial, atomic_file
-from seed3d.pbr.data import load_views, render_geometry
+from seed3d.pbr.data import load_references, load_views, render_geometry
 from seed3d.pbr.model import PBRViews
 from seed3d.pbr.texture import TextureOptions, Texturer, bake_views
 from seed3d.pbr.train import category_means, mean_views, sample_views, score_views
@@ -92,13 +92,15 @@ def tagger_scores(tagger: Any, views: dict[str, np.ndarray], batch: int = 64) ->
     return out
 
 
-def tagged_views(tagger: Any, views: dict[str, np.ndarray], idx: np.ndarray) -> dict[str, np.ndarray]:
+def tagged_views(tagger: Any, views: dict[str, np.ndarray], idx: np.ndarray, references: np.ndarray
+                 ) -> dict[str, np.ndarray]:
     """``views`` whose material words (``mat_tokens``) at ``idx`` are what the tagger says of reference view 0 (the
-    image the generator sees): sampled as ``both``, the views an image-only request gets."""
+    image the generator sees, from ``references`` at the tagger's size): sampled as ``both``, the views an
+    image-only request gets."""
     from seed3d.condition.text import encode_token_arrays
     from seed3d.pbr.model import material_prompt
 
-    images = torch.from_numpy(views["reference"][idx, 0].astype(np.float32) / 255.0)
+    images = torch.from_numpy(references[idx, 0].astype(np.float32) / 255.0)
     prompts = [material_prompt(tagged=w) for w in tagger.image_words(images)]
     tokens, masks = views["mat_tokens"].copy(), views["mat_mask"].copy()
     tokens[idx], masks[idx] = encode_token_arrays(prompts, tokens.shape[1])
@@ -232,6 +234,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", help="PBR model folder with generator/ and tagger/ (default: the shipped one)")
     parser.add_argument("--data", default="data/synth")
+    parser.add_argument("--split", default="test", choices=("test", "val"),
+                        help="held-out split to score (default test; val: for choosing between models without the test "
+                             "split, `seed3d data build --split val`)")
     parser.add_argument("--per-category", type=int, default=2)
     parser.add_argument("--bake-assets", type=int, default=None,
                         help="assets for the baked part, evenly spread over the view samples (default: all of them; "
@@ -248,7 +253,7 @@ def main() -> None:
     cfg = gen.config
     torch.manual_seed(0)
     cache = Path(args.data) / "cache"
-    test = load_views(args.data, "test", cfg.resolution, cfg.reference_resolution, cache)
+    test = load_views(args.data, args.split, cfg.resolution, cfg.reference_resolution, cache)
     train = load_views(args.data, "train", cfg.resolution, cfg.reference_resolution, cache)
     means = category_means(train)
     del train
@@ -256,8 +261,13 @@ def main() -> None:
     t0 = time.perf_counter()
     preds = {c: sample_views(gen, test, idx, args.steps, args.guidance, c) for c in CONDITIONS}
     conditions = CONDITIONS
+    tag_test = test
     if texturer.tagger is not None:
-        preds["tagged"] = sample_views(gen, tagged_views(texturer.tagger, test, idx), idx, args.steps, args.guidance)
+        size = texturer.tagger.config.image_size
+        if size != cfg.reference_resolution:  # the same reference images, made at the tagger's size
+            tag_test = {**test, "reference": load_references(args.data, args.split, size, cache)}
+        preds["tagged"] = sample_views(gen, tagged_views(texturer.tagger, test, idx, tag_test["reference"]), idx,
+                                       args.steps, args.guidance)
         conditions = (*CONDITIONS, "tagged")
     view_doc: dict[str, Any] = {c: {k: round(v, 4) for k, v in view_scores(preds[c], test, idx).items()}
                                 for c in conditions}
@@ -270,11 +280,11 @@ def main() -> None:
                         for c in ("both", "image", "text", "tagged") if c in preds}
     view_doc["albedo_psnr_per_category"] = per_cat
     view_doc["samples"] = len(idx)
-    tagging = ({k: round(v, 4) for k, v in tagger_scores(texturer.tagger, test).items()}
+    tagging = ({k: round(v, 4) for k, v in tagger_scores(texturer.tagger, tag_test).items()}
                if texturer.tagger is not None else None)
     if tagging:
-        print("material tagger, reference view 0 of every test sample: " + ", ".join(f"{k} {v}" for k, v in
-                                                                                      tagging.items()))
+        print(f"material tagger, reference view 0 of every {args.split} sample: "
+              + ", ".join(f"{k} {v}" for k, v in tagging.items()))
     view_doc["seconds"] = round(time.perf_counter() - t0, 1)
     print(f"generated views ({len(idx)} test samples, {cfg.resolution}² per view):")
     for name in (*conditions, "category_mean"):
@@ -284,7 +294,7 @@ def main() -> None:
                   out.with_name(out.stem + "_views.png"))
     doc: dict[str, Any] = {
         "benchmark": "multi-view PBR generator: generated views and baked textures vs category mean and reference "
-                     "projection", "command": "python eval/bench_pbr.py", "model": str(folder),
+                     "projection", "command": "python eval/bench_pbr.py", "model": str(folder), "split": args.split,
         "parameters": gen.parameter_counts(), "steps": args.steps, "guidance": args.guidance, "views": view_doc,
         "tagger": tagging, "threads": torch.get_num_threads(), "machine": platform.processor() or platform.machine(),
         "pictures": {"pbr_views.png": "per test sample (rows): the six rig views' albedo, truth | image + words | "
@@ -295,7 +305,7 @@ def main() -> None:
                                       "roughness (G)"}}
     bake = len(idx) if args.bake_assets is None else min(args.bake_assets, len(idx))
     if bake > 0:
-        ds = ShardDataset(args.data, "test", fields=("seed", "cond_rgb", "cond_alpha", "cond_K",
+        ds = ShardDataset(args.data, args.split, fields=("seed", "cond_rgb", "cond_alpha", "cond_K",
                                                       "cond_world_to_camera"))
         picks = idx[np.linspace(0, len(idx) - 1, bake).round().astype(int)]
         t0 = time.perf_counter()

@@ -171,6 +171,10 @@ def cmd_train(args: argparse.Namespace) -> int:
         options["init_from"] = args.init_from
     if getattr(args, "tagger_steps", None) is not None:
         options["tagger_steps"] = args.tagger_steps
+    if getattr(args, "tagger_size", None) is not None:
+        from seed3d.pbr.tagger import TaggerConfig
+
+        options["tagger"] = TaggerConfig(image_size=args.tagger_size)
     if getattr(args, "tagger_only", False):
         if not args.init_from:
             raise Seed3DError("--tagger-only needs --init-from: the model folder whose generator is kept")
@@ -543,6 +547,8 @@ def build_parser() -> argparse.ArgumentParser:
                            help="train only the material tagger (from --init-from's); keep --init-from's generator")
             t.add_argument("--tagger-steps", type=_non_negative,
                            help="optimiser steps of the material tagger (default: the training config's)")
+            t.add_argument("--tagger-size", type=_positive, metavar="PX",
+                           help="side of the material tagger's input images (default: the training config's)")
         t.set_defaults(func=cmd_train)
     _load_plugin_commands(sub)
     return parser

@@ -176,8 +176,6 @@ def kind_words_text(attributes: dict[str, Any] | str) -> str:
 def _shard_views(arrays: dict[str, np.ndarray], resolution: int, reference_resolution: int, seed_base: int
                  ) -> dict[str, np.ndarray]:
     """Downsampled targets, geometry and reference images of one loaded shard."""
-    from seed3d.condition.augment import AugmentConfig, ViewAugmenter
-
     n, v, hp = arrays["pbr_mask"].shape[:3]
     if hp % resolution:
         raise InvalidInputError(f"the data set's {hp} px views do not downsample to {resolution} px (use a divisor "
@@ -196,18 +194,24 @@ def _shard_views(arrays: dict[str, np.ndarray], resolution: int, reference_resol
         masks[i] = small["mask"]
         targets[i] = target_array(small["albedo"], small["metallic"], small["roughness"], small["mask"])
         geometry[i] = geometry_array(small["normal"], small["canonical"], small["mask"])[:, :6]
-    # reference images: the object recentred over the canonical background, with mild exposure / crop jitter
-    # (no hue or saturation change: the reference's colours are what the albedo should follow)
-    aug = ViewAugmenter(AugmentConfig(size=reference_resolution, p_canonical=1.0, exposure=0.3, gamma=0.1,
-                                      saturation=0.0, hue=0.0, crop_scale=0.08, crop_shift=0.04))
-    vc = arrays["cond_rgb"].shape[1]
+    return {"target": targets, "geometry": geometry, "mask": masks,
+            "reference": _shard_references(arrays, reference_resolution, seed_base)}
+
+
+def _shard_references(arrays: dict[str, np.ndarray], size: int, seed_base: int) -> np.ndarray:
+    """Reference images (N, Vc, 3, size, size) uint8 of one loaded shard's conditioning renders: the object
+    recentred over the canonical background, with mild exposure / crop jitter (no hue or saturation change: the
+    reference's colours are what the albedo should follow)."""
+    from seed3d.condition.augment import AugmentConfig, ViewAugmenter
+
+    aug = ViewAugmenter(AugmentConfig(size=size, p_canonical=1.0, exposure=0.3, gamma=0.1, saturation=0.0, hue=0.0,
+                                      crop_scale=0.08, crop_shift=0.04))
+    n, vc = arrays["cond_rgb"].shape[:2]
     flat = aug(arrays["cond_rgb"].reshape(n * vc, *arrays["cond_rgb"].shape[2:]),
                arrays["cond_alpha"].reshape(n * vc, *arrays["cond_alpha"].shape[2:]),
                arrays["cond_background"].reshape(n * vc, *arrays["cond_background"].shape[2:]),
                generator=seed_base).rgb
-    ref = np.round(flat.numpy().clip(0, 1) * 255).astype(np.uint8).reshape(n, vc, 3, reference_resolution,
-                                                                           reference_resolution)
-    return {"target": targets, "geometry": geometry, "mask": masks, "reference": ref}
+    return np.round(flat.numpy().clip(0, 1) * 255).astype(np.uint8).reshape(n, vc, 3, size, size)
 
 
 def load_views(root: PathType, split: str, resolution: int, reference_resolution: int, cache_dir: PathType,
@@ -252,6 +256,34 @@ def load_views(root: PathType, split: str, resolution: int, reference_resolution
         np.savez(f, **out)
     log.info("cached %d samples of %s at %d px in %s", len(out["target"]), split, resolution, path)
     return _with_kind_tokens(out, max_text_tokens)
+
+
+def load_references(root: PathType, split: str, size: int, cache_dir: PathType,
+                    progress: ProgressCallback | None = None) -> np.ndarray:
+    """The reference images (N, Vc, 3, size, size) uint8 of a built split alone, as :func:`load_views` makes them
+    at ``reference_resolution = size`` (the same images), cached in ``cache_dir`` (keyed by the build): for a
+    material tagger that reads the references at another size than the generator."""
+    from seed3d.synth.dataset import ShardDataset
+
+    report = progress or (lambda f, m: None)
+    ds = ShardDataset(root, split, fields=("cond_rgb", "cond_alpha", "cond_background"), cache_shards=1)
+    if not len(ds):
+        raise AssetFormatError(f"{ds.root}: the split has no samples")
+    key_doc = json.dumps([CACHE_VERSION, ds.manifest.get("build_key"), split, len(ds), "references", size])
+    path = Path(cache_dir) / f"pbr-references-{split}-{hashlib.sha256(key_doc.encode()).hexdigest()[:12]}.npz"
+    if path.is_file():
+        with np.load(path, allow_pickle=False) as z:
+            return z["reference"]
+    chunks = []
+    for s in range(len(ds.shards)):
+        report(s / len(ds.shards), f"reference images at {size} px, shard {s + 1}/{len(ds.shards)}")
+        chunks.append(_shard_references(ds.load_shard(s), size, seed_base=s))
+    out = np.concatenate(chunks)
+    Path(cache_dir).mkdir(parents=True, exist_ok=True)
+    with atomic_file(path) as tmp, open(tmp, "wb") as f:
+        np.savez(f, reference=out)
+    log.info("cached %d samples' reference images of %s at %d px in %s", len(out), split, size, path)
+    return out
 
 
 def _with_kind_tokens(views: dict[str, np.ndarray], max_text_tokens: int) -> dict[str, np.ndarray]:

@@ -597,7 +597,7 @@ def generate_views(model: PBRGenerator, target: object | None = None, *, geometr
         ref = to_tensor(preprocess_image(image, size=cfg.reference_resolution)).to(device)
     tagged: list[str] = []
     if ref is not None and tagger is not None and not (material_words or caption or (text and text.strip())):
-        tagged = tagger.image_words(ref.to(next(tagger.parameters()).device))[0]
+        tagged = tagger.tag(image)  # at the tagger's own image size
         log.info("material tagger: %s", ", ".join(tagged) or "(nothing above threshold)")
     prompt = material_prompt(text, material_words, caption, tagged)
     tokens = mask = None

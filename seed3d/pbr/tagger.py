@@ -54,8 +54,9 @@ def default_kinds() -> tuple[str, ...]:
 class TaggerConfig:
     """Sizes and vocabulary of the material tagger."""
 
-    image_size: int = 64
-    """Side of the (preprocessed) input image."""
+    image_size: int = 128
+    """Side of the (preprocessed) input image (it need not be the generator's ``reference_resolution``: the
+    texture stage and training give the tagger the reference image at this size)."""
     channels: tuple[int, ...] = (16, 32, 64, 128)
     """Channels of the stride-2 convolution stages."""
     threshold: float = 0.5
@@ -191,7 +192,7 @@ class MaterialTagger(nn.Module, PretrainedMixin):
         from seed3d.condition.image import preprocess_image, to_tensor
 
         x = to_tensor(preprocess_image(image, size=self.config.image_size))  # type: ignore[arg-type]
-        return self.predict_words(x.to(self.finish_head[0].weight.device))[0]
+        return self.image_words(x.to(self.finish_head[0].weight.device))[0]
 
 
 def _kind_ids(cfg: TaggerConfig) -> list[str]:

@@ -12,8 +12,9 @@ regresses the clean views (or the velocity) on the covered pixels, per stream. T
 added with ``moe_weight``.
 
 The material tagger trains first, in its own short run (``OUT/tagger/``: it is small, and its own optimiser and
-gradient clipping keep it apart from the generator's), on the finishes of the same reference images, flipped at
-random. Both models are saved in ``OUT/model/generator`` and ``OUT/model/tagger``.
+gradient clipping keep it apart from the generator's), on the finishes of the same reference images (made at its
+own ``image_size`` when that differs from the generator's ``reference_resolution``: ``load_references``), flipped
+at random. Both models are saved in ``OUT/model/generator`` and ``OUT/model/tagger``.
 
 Resumable, logged and saved through ``seed3d.nn.trainer.train_loop``; batches depend only on (seed, step).
 """
@@ -35,7 +36,7 @@ from seed3d.condition.image import linear_to_srgb, srgb_to_linear
 from seed3d.errors import InvalidInputError
 from seed3d.nn.flow import FlowSampler, flow_loss, interpolate, sample_timesteps
 from seed3d.nn.trainer import TrainConfig, check_device, train_loop, warm_start
-from seed3d.pbr.data import asset_finishes, geometry_batch, load_views
+from seed3d.pbr.data import asset_finishes, geometry_batch, load_references, load_views
 from seed3d.pbr.model import PBRGenerator, PBRModelConfig
 from seed3d.pbr.tagger import MaterialTagger, TaggerConfig
 from seed3d.typed import PathType, ProgressCallback
@@ -114,10 +115,6 @@ class PBRTrainConfig(TrainConfig):
             raise InvalidInputError(f"loss must be 'velocity' or 'x0', got {self.loss!r}")
         if self.image_share + self.text_share > 1.0:
             raise InvalidInputError("image_share + text_share must be <= 1 (the rest get both)")
-        if self.tagger.image_size != self.model.reference_resolution:
-            raise InvalidInputError(f"the tagger reads the reference images: its image_size "
-                                    f"({self.tagger.image_size}) must equal reference_resolution "
-                                    f"({self.model.reference_resolution})")
 
 
 @dataclass
@@ -207,14 +204,15 @@ def make_batch(views: dict[str, np.ndarray], labels: tuple[np.ndarray, np.ndarra
             "use_text": torch.from_numpy((mode >= cfg.image_share) & ~drop)}
 
 
-def make_tagger_batch(views: dict[str, np.ndarray], labels: tuple[np.ndarray, np.ndarray], step: int,
+def make_tagger_batch(references: np.ndarray, labels: tuple[np.ndarray, np.ndarray], step: int,
                       cfg: TaggerTrainConfig) -> dict[str, torch.Tensor]:
-    """The tagger's batch of ``step``: reference images (a random view of each shape, flipped left-right half the
-    time, moved and re-exposed per ``cfg``) and their multi-hot finish and kind targets."""
+    """The tagger's batch of ``step``: reference images (``references`` (N, Vc, 3, S, S) uint8: a random view of
+    each shape, flipped left-right half the time, moved and re-exposed per ``cfg``) and their multi-hot finish and
+    kind targets."""
     rng = np.random.default_rng([cfg.seed, step, 1])
-    n = len(views["reference"])
+    n = len(references)
     idx = rng.choice(n, cfg.batch, replace=n < cfg.batch)
-    images = views["reference"][idx, rng.integers(0, views["reference"].shape[1], cfg.batch)]
+    images = references[idx, rng.integers(0, references.shape[1], cfg.batch)]
     flip = rng.random(cfg.batch) < 0.5
     images = np.where(flip[:, None, None, None], images[..., ::-1], images).astype(np.float32) / 255.0
     if cfg.shift or cfg.exposure:
@@ -300,7 +298,12 @@ def train_pbr(data: PathType, out: PathType, config: PBRTrainConfig | None = Non
 
     tcfg = tagger_config(cfg)
     if cfg.tagger_steps:
-        train_loop(tagger, tcfg, out / "tagger", lambda step: make_tagger_batch(views, labels, step, tcfg),
+        size = cfg.tagger.image_size
+        refs = views["reference"] if size == cfg.model.reference_resolution else \
+            load_references(data, "train", size, out, progress=progress)
+        if refs.shape[-1] != size:
+            raise InvalidInputError(f"the tagger reads {size} px images, the data set gave {refs.shape[-1]} px")
+        train_loop(tagger, tcfg, out / "tagger", lambda step: make_tagger_batch(refs, labels, step, tcfg),
                    tagger_losses, on_fresh_start=init_tagger,  # type: ignore[arg-type]
                    info={"train_shapes": len(views["target"])}, progress=progress, show=("loss", "tagger_top1"))
     else:

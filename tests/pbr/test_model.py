@@ -376,6 +376,9 @@ def test_generate_views_renders_a_mesh_and_conditions_on_text() -> None:
     tagger = MaterialTagger(TaggerConfig(image_size=16, channels=(8, 16))).eval()
     tagged = generate_views(model, asset, image=image, tagger=tagger, steps=1)
     assert tagged.prompt and tagged.prompt.split(", ")[0] in tagger.config.finishes
+    # a tagger that reads larger images than the generator's reference gets the image at its own size
+    big = MaterialTagger(TaggerConfig(image_size=32, channels=(8, 16))).eval()
+    assert generate_views(model, asset, image=image, tagger=big, steps=1).prompt == ", ".join(big.tag(image))
     worded = generate_views(model, asset, image=image, tagger=tagger, material_words=["oak wood"], steps=1)
     assert worded.prompt == "oak wood"
     image_only = generate_views(model, asset, image=image, steps=1)

@@ -12,7 +12,7 @@ import torch
 
 from seed3d.condition.image import srgb_to_linear
 from seed3d.errors import InvalidInputError
-from seed3d.pbr.data import kind_words_text, load_views
+from seed3d.pbr.data import kind_words_text, load_references, load_views
 from seed3d.pbr.model import PBRGenerator, PBRModelConfig
 from seed3d.pbr.tagger import MaterialTagger, TaggerConfig
 from seed3d.pbr.train import (
@@ -73,6 +73,20 @@ def test_cached_views_hold_targets_geometry_references_and_texts(tiny_data: Path
     assert list(tmp_path.glob("pbr-views-train-*.npz")) == cached
     with pytest.raises(InvalidInputError, match="do not downsample"):
         load_views(tiny_data, "train", 6, 16, tmp_path)
+
+
+def test_references_at_another_size_are_the_views_own_remade_and_cached(tiny_data: Path, tmp_path: Path) -> None:
+    same = load_references(tiny_data, "train", 16, tmp_path)
+    assert np.array_equal(same, load_views(tiny_data, "train", 8, 16, tmp_path)["reference"])
+    big = load_references(tiny_data, "train", 32, tmp_path)
+    assert big.shape == (3, 2, 3, 32, 32) and big.dtype == np.uint8
+    # the same pictures: the 32 px ones, area-averaged, are close to the 16 px ones
+    small = big.astype(np.float32).reshape(3, 2, 3, 16, 2, 16, 2).mean((4, 6))
+    assert np.abs(small - same.astype(np.float32)).mean() < 12.0
+    cached = sorted(tmp_path.glob("pbr-references-train-*.npz"))
+    assert len(cached) == 2
+    assert np.array_equal(load_references(tiny_data, "train", 32, tmp_path), big)
+    assert sorted(tmp_path.glob("pbr-references-train-*.npz")) == cached
 
 
 def test_batches_depend_only_on_seed_and_step(views: dict[str, np.ndarray]) -> None:
@@ -166,7 +180,8 @@ def test_tagger_batches_and_overfitting(views: dict[str, np.ndarray]) -> None:
     labels = tagger_targets(views, tagger)
     cfg = tagger_config(tiny_config(tagger_batch=6))
     assert cfg.model == TAGGER and cfg.batch == 6
-    a, b = make_tagger_batch(views, labels, 4, cfg), make_tagger_batch(views, labels, 4, cfg)
+    refs = views["reference"]
+    a, b = make_tagger_batch(refs, labels, 4, cfg), make_tagger_batch(refs, labels, 4, cfg)
     assert all(torch.equal(a[k], b[k]) for k in a) and a["image"].shape == (6, 3, 16, 16)
     assert bool((a["finish"].sum(1) > 0).all())
     opt = torch.optim.AdamW(tagger.parameters(), lr=3e-3)
@@ -232,6 +247,11 @@ def test_training_writes_both_models_and_resumes(tiny_data: Path, tmp_path: Path
     assert all(torch.equal(c[k], d[k]) for k in c)
     e, f = (MaterialTagger.from_pretrained(p / "tagger").state_dict() for p in (only, final))
     assert not all(torch.equal(e[k], f[k]) for k in e)
+    # a tagger that reads larger images than the generator's reference trains on the references remade at its size
+    wide = TaggerConfig(image_size=32, channels=(8, 16))
+    big = train_pbr(tiny_data, tmp_path / "big", tiny_config(steps=1, tagger=wide))
+    assert MaterialTagger.from_pretrained(big / "tagger").config.image_size == 32
+    assert len(list((tmp_path / "big").glob("pbr-references-train-*.npz"))) == 1
 
 
 def test_view_metrics_and_baseline(views: dict[str, np.ndarray]) -> None:
@@ -256,8 +276,6 @@ def test_bad_training_settings_are_refused() -> None:
         tiny_config(tagger_steps=-1)
     with pytest.raises(InvalidInputError, match="drop_condition"):
         tiny_config(drop_condition=1.5)
-    with pytest.raises(InvalidInputError, match="reference_resolution"):
-        tiny_config(tagger=TaggerConfig(image_size=32))
     with pytest.raises(InvalidInputError, match="device"):
         train_pbr("nowhere", "nowhere", tiny_config(device="tpu"))
 
@@ -290,5 +308,7 @@ def test_cli_train_pbr_passes_tagger_steps(tmp_path: Path, monkeypatch: pytest.M
     assert main(["train", "pbr", "--out", str(tmp_path / "a"), "--init-from", "m", "--tagger-only",
                  "--tagger-steps", "700"]) == 0
     assert main(["train", "pbr", "--out", str(tmp_path / "b")]) == 0
+    assert main(["train", "pbr", "--out", str(tmp_path / "c"), "--tagger-size", "96"]) == 0
     assert (seen[0].steps, seen[0].tagger_steps, seen[0].init_from) == (0, 700, "m")
+    assert seen[2].tagger.image_size == 96 and seen[1].tagger.image_size == TaggerConfig().image_size
     assert seen[1].tagger_steps == PBRTrainConfig().tagger_steps and seen[1].steps == PBRTrainConfig().steps
