@@ -286,7 +286,7 @@ def main() -> None:
         print(f"material tagger, reference view 0 of every {args.split} sample: "
               + ", ".join(f"{k} {v}" for k, v in tagging.items()))
     view_doc["seconds"] = round(time.perf_counter() - t0, 1)
-    print(f"generated views ({len(idx)} test samples, {cfg.resolution}² per view):")
+    print(f"generated views ({len(idx)} {args.split} samples, {cfg.resolution}² per view):")
     for name in (*conditions, "category_mean"):
         print(f"  {name:14s} " + "  ".join(f"{k} {view_doc[name][k]:.4f}" for k in KEYS))
     out = Path(args.out)

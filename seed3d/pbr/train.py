@@ -301,8 +301,6 @@ def train_pbr(data: PathType, out: PathType, config: PBRTrainConfig | None = Non
         size = cfg.tagger.image_size
         refs = views["reference"] if size == cfg.model.reference_resolution else \
             load_references(data, "train", size, out, progress=progress)
-        if refs.shape[-1] != size:
-            raise InvalidInputError(f"the tagger reads {size} px images, the data set gave {refs.shape[-1]} px")
         train_loop(tagger, tcfg, out / "tagger", lambda step: make_tagger_batch(refs, labels, step, tcfg),
                    tagger_losses, on_fresh_start=init_tagger,  # type: ignore[arg-type]
                    info={"train_shapes": len(views["target"])}, progress=progress, show=("loss", "tagger_top1"))
