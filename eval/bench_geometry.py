@@ -182,7 +182,8 @@ def generation_rows(gen: Any, test: dict[str, np.ndarray], train: dict[str, np.n
                     keep: dict[str, dict[str, Mesh]] | None = None, limit: int | None = None
                     ) -> list[dict[str, Any]]:
     """Image -> shape and text -> shape on test samples, each beside its retrieval baseline: the training shape
-    whose conditioning embedding (the image encoder's pooled vector; MiniLM's sentence vector) is nearest."""
+    the flow saw whose conditioning embedding (the image encoder's pooled vector; MiniLM's sentence vector) is
+    nearest."""
     from seed3d.condition.text import default_text_encoder
     from seed3d.geometry.generate import GenerateOptions
 
@@ -398,6 +399,12 @@ def main() -> None:
                                                           "surface_normals", "cond_rgb", "cond_alpha",
                                                           "cond_background"))
         views = load_geometry(args.data, "test", fields=("cond_rgb", "cond_alpha", "cond_background", "grid_sdf"))
+        # retrieval searches the shapes the flow was trained on (a build's first N: builds extend by seed)
+        record = coarse / "training.json"
+        seen = json.loads(record.read_text()).get("train_shapes") if record.is_file() else None
+        if seen and seen < len(train["sample_id"]):
+            train = {k: v[: int(seen)] for k, v in train.items()}
+        print(f"retrieval over {len(train['sample_id'])} training shapes")
         gkeep: dict[str, dict[str, Mesh]] = {}
         grows = generation_rows(gen, {**data, **views}, train, args.per_category, args.resolution, args.steps,
                                 args.guidance, args.level, gkeep, args.limit)
@@ -408,7 +415,8 @@ def main() -> None:
             print(f"  {mode} -> shape: retrieval " + "  ".join(f"{k} {v:.4f}" for k, v in s["retrieval"].items()))
             print(f"  {mode} -> shape: true grid " + "  ".join(f"{k} {v:.4f}" for k, v in s["true_grid"].items()))
         doc["generation"] = {"coarse": str(coarse), "steps": args.steps, "guidance": args.guidance, "level": args.level,
-                             "resolution": args.resolution, "summary": gsum, "rows": grows,
+                             "resolution": args.resolution, "retrieval_shapes": len(train["sample_id"]),
+                             "summary": gsum, "rows": grows,
                              "seconds": round(time.perf_counter() - t0, 1)}
     _write(out, doc)
     print(f"wrote {out}")

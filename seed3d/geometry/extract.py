@@ -1,7 +1,9 @@
 """Hierarchical (coarse-to-fine) extraction of a signed distance field's level set as a watertight mesh.
 
 The field is sampled on a coarse grid first; only cells that may hold the surface are split in two along
-each axis, level after level, until the requested resolution. The surviving fine cells are grouped into
+each axis, level after level, until the requested resolution. A child is sampled only when the corner it shares
+with its parent lies within the child's diagonal of the level: farther, a distance field cannot cross the level
+inside it, and it takes that corner's value as its sign. The surviving fine cells are grouped into
 blocks of ``8³`` cells, each block's corner lattice is meshed with marching cubes (Lewiner), and vertices on
 block faces are welded by the lattice edge they lie on, so the result is one closed, consistently wound mesh
 with outward normals. No ``resolution³`` array is ever allocated: cost and memory follow the number of cells
@@ -34,6 +36,8 @@ SDFFunction = Callable[[np.ndarray], np.ndarray]
 MAX_RESOLUTION = 1024
 #: Fine cells per block side for the marching-cubes pass.
 BLOCK = 8
+#: Default widening of the kept band (see ``extract_surface``'s ``safety``).
+SAFETY = 1.2
 _SPLIT_CHUNK = 1 << 15  # parent cells split per batch (about 50 MB of temporaries)
 
 # the 8 corners of a cell and the 27 points of a cell split in two, as integer offsets
@@ -41,6 +45,8 @@ _OFF8 = np.stack(np.meshgrid([0, 1], [0, 1], [0, 1], indexing="ij"), -1).reshape
 _OFF27 = np.stack(np.meshgrid([0, 1, 2], [0, 1, 2], [0, 1, 2], indexing="ij"), -1).reshape(-1, 3).astype(np.int64)
 # for child c (an _OFF8 row) and its corner k (an _OFF8 row): the index of that point among the 27
 _CHILD_CORNERS = ((_OFF8[:, None, :] + _OFF8[None, :, :]) @ np.array([9, 3, 1])).astype(np.int64)
+# child c shares its corner c with the parent: the parent's corners among the 27 points, in _OFF8 order
+_PARENT_CORNERS = np.diagonal(_CHILD_CORNERS).copy()
 
 
 class EmptySurfaceError(Seed3DError):
@@ -228,19 +234,22 @@ def extract_surface(sdf: SDFFunction, resolution: int = ..., coarse: int = ..., 
 
 def extract_surface(sdf: SDFFunction, resolution: int = 256, coarse: int = 32, bound: float = 1.0,
                     level: float = 0.0, batch: int = 262144, max_active_cells: int | None = 1 << 23,
-                    progress: Callable[[float], None] | None = None, *, safety: float = 1.2,
+                    progress: Callable[[float], None] | None = None, *, safety: float = SAFETY,
                     return_stats: bool = False) -> Mesh | tuple[Mesh, ExtractionStats]:
     """Mesh the ``level`` set of ``sdf`` in ``[-bound, bound]³`` at ``resolution`` cells per side, coarse to fine.
 
     ``sdf`` maps (Q, 3) float32 points (Q <= ``batch``) to (Q,) signed distances, negative inside. It may be
-    truncated (saturating at ±tau); pruning is exact for a true distance (or an under-estimate) when
-    ``tau >= coarse cell diagonal`` (``2·√3·bound / coarse``); ``safety`` (>= 1) widens the kept band for
-    fields whose slope over-estimates the distance, such as learned ones.
+    truncated (saturating at ±tau); pruning is exact for a true distance (or an under-estimate), truncated or
+    not, and it prunes empty coarse cells when ``tau`` exceeds half the coarse cell diagonal (``√3·bound /
+    coarse``, times ``safety``); ``safety`` (>= 1) widens the kept band for fields whose slope over-estimates the
+    distance, such as learned ones.
 
     ``resolution`` must be ``coarse × 2^k`` and at most 1024 (512 is the documented working size). A cell is
-    kept when its corners change sign, or when all lie within ``safety ×`` its diagonal of the level and the
-    nearest within half of that; kept cells are split, the rest are never visited again. Each lattice point is
-    evaluated at most once.
+    kept when its corners change sign, or when all lie within ``safety ×`` its diagonal of the level (a
+    saturated corner counts as within when ``tau`` is below that) and the nearest within half of that; kept
+    cells are split, the rest are never visited again. Of a split cell's 8 children only those whose corner
+    shared with the parent lies within ``safety ×`` the child's diagonal are sampled; the others hold no
+    crossing for a distance field. Each lattice point is evaluated at most once.
 
     Memory is bounded by the cells near the surface, never ``resolution³``: about 50 MB of temporaries
     (cells are split in batches) plus ~24 bytes per kept cell, 12 per evaluated point and 12 per pruned
@@ -273,10 +282,9 @@ def extract_surface(sdf: SDFFunction, resolution: int = 256, coarse: int = 32, b
     lower = pts.reshape((coarse + 1,) * 3 + (3,))[:coarse, :coarse, :coarse].reshape(-1, 3)
     dev = np.abs(vol - lv)
     tau = float(dev.max())
-    truncated = float(np.mean(dev >= tau * (1 - 1e-5))) > 0.01
-    if truncated and tau < math.sqrt(3) * 2 * bound / coarse:
-        log.warning("extract: the field saturates at %.4g, below the coarse cell diagonal %.4g; thin parts may "
-                    "be missed (lower `coarse`)", tau, math.sqrt(3) * 2 * bound / coarse)
+    if float(np.mean(dev >= tau * (1 - 1e-5))) > 0.01 and tau <= safety * math.sqrt(3) * bound / coarse:
+        log.info("extract: the field saturates at %.4g, within half the coarse cell diagonal (x safety) %.4g: "
+                 "no coarse cell can be pruned (use a finer `coarse`)", tau, safety * math.sqrt(3) * bound / coarse)
 
     def classify(lvl: int, size: int, lower: np.ndarray, corners: np.ndarray) -> np.ndarray:
         """Record the inactive cells of one batch; return the lower corners of the kept ones."""
@@ -287,10 +295,11 @@ def extract_surface(sdf: SDFFunction, resolution: int = 256, coarse: int = 32, b
             # a surface inside a cell lies within its diagonal of every corner and within half of it of the
             # nearest corner, so for a distance a cell is empty when any corner is farther than the diagonal
             # or every corner is farther than half of it
+            # (a truncated field saturating below the diagonal passes the first test at every corner, as it must:
+            # a saturated corner may be farther than it reads)
             diag = safety * math.sqrt(3) * 2 * bound / count
-            thr = min(diag, tau * (1 - 1e-5)) if truncated else diag
             nearest = np.where(cmin > lv, cmin - lv, lv - cmax)
-            keep |= (np.maximum(cmax - lv, lv - cmin) <= thr) & (nearest <= diag / 2)
+            keep |= (np.maximum(cmax - lv, lv - cmin) <= diag) & (nearest <= diag / 2)
             lat.add_inactive(lvl, size, count, lower[~keep], corners[~keep].mean(axis=1).astype(np.float32))
         return lower[keep]
 
@@ -308,14 +317,24 @@ def extract_surface(sdf: SDFFunction, resolution: int = 256, coarse: int = 32, b
         if not n_kept:
             break
         half = size // 2
+        child_diag = safety * math.sqrt(3) * 2 * bound / (coarse * 2 ** lvl)
         parts: list[np.ndarray] = []
         for start in range(0, n_kept, _SPLIT_CHUNK):
             parents = kept[start:start + _SPLIT_CHUNK]
-            ukeys, inverse = np.unique(lat.key(parents[:, None, :] + half * _OFF27[None]), return_inverse=True)
-            vals27 = lat.values(ukeys)[inverse.reshape(-1, 27)]
-            corners = vals27[:, _CHILD_CORNERS].reshape(-1, 8)
-            lower = (parents[:, None, :] + half * _OFF8[None]).reshape(-1, 3)
-            parts.append(classify(lvl, half, lower, corners))
+            keys27 = lat.key(parents[:, None, :] + half * _OFF27[None])
+            pkeys, pinv = np.unique(keys27[:, _PARENT_CORNERS], return_inverse=True)
+            shared = lat.values(pkeys)[pinv.reshape(-1, 8)]  # corners of kept cells: all evaluated already
+            alive = np.abs(shared - lv) <= child_diag  # (P, 8): child c may hold the level
+            lower = parents[:, None, :] + half * _OFF8[None]  # (P, 8, 3)
+            lat.add_inactive(lvl, half, coarse * 2 ** lvl, lower[~alive], shared[~alive])
+            need = np.zeros(keys27.shape, bool)
+            for c in range(8):
+                need[np.ix_(alive[:, c], _CHILD_CORNERS[c])] = True
+            ukeys, inverse = np.unique(keys27[need], return_inverse=True)
+            vals27 = np.full(keys27.shape, np.nan, np.float32)
+            vals27[need] = lat.values(ukeys)[inverse.reshape(-1)]
+            corners = vals27[:, _CHILD_CORNERS][alive]  # (A, 8)
+            parts.append(classify(lvl, half, lower[alive], corners))
         kept = np.concatenate(parts)
         del parts
         lat.finish_level(lvl)

@@ -23,7 +23,7 @@ from seed3d.errors import InvalidInputError
 from seed3d.geometry.coarse import CoarseFlow, grid_sdf_function
 from seed3d.geometry.conditioning import ShapeConditioner
 from seed3d.geometry.detail import DetailFlow, coarse_support, refine
-from seed3d.geometry.extract import SDFFunction, extract_surface
+from seed3d.geometry.extract import SAFETY, SDFFunction, extract_surface
 from seed3d.geometry.postprocess import RealWorldSize, clean_shell, real_world_size, rest_pose, to_asset_frame
 from seed3d.geometry.vae import ShapeLatent, ShapeVAE
 from seed3d.nn.flow import FlowSampler
@@ -70,9 +70,10 @@ class GeneratedShape:
 
 
 def coarse_grid(resolution: int, truncation: float) -> int:
-    """The coarsest grid (resolution / 2^k) whose cell diagonal fits inside the SDF truncation band."""
+    """The coarsest grid (resolution / 2^k) whose half cell diagonal (times the extraction's safety) fits inside
+    the SDF truncation band, so that extraction can prune its empty cells."""
     coarse = resolution
-    while coarse % 2 == 0 and 2 * np.sqrt(3) / (coarse // 2) <= truncation:
+    while coarse % 2 == 0 and SAFETY * np.sqrt(3) / (coarse // 2) < truncation:
         coarse //= 2
     return coarse
 

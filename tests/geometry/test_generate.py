@@ -132,7 +132,9 @@ def test_generator_makes_a_closed_mesh_in_meters_deterministically(trained: tupl
 
 
 def test_coarse_grid_fits_the_truncation_band() -> None:
-    assert coarse_grid(256, 0.1) == 64 and coarse_grid(128, 0.1) == 64 and coarse_grid(256, 0.2) == 32
+    # half the coarse cell diagonal (x 1.2) must stay below the truncation: 32³ for 0.1 (0.065), 16³ for 0.2 (0.13)
+    assert coarse_grid(256, 0.1) == 32 and coarse_grid(128, 0.1) == 32 and coarse_grid(256, 0.2) == 16
+    assert coarse_grid(256, 0.05) == 64 and coarse_grid(48, 0.1) == 24
 
 
 def test_stage2_training_starts_from_stage1_and_generation_uses_it(trained: tuple[Path, Path, Path],
