@@ -47,6 +47,9 @@ _OFF27 = np.stack(np.meshgrid([0, 1, 2], [0, 1, 2], [0, 1, 2], indexing="ij"), -
 _CHILD_CORNERS = ((_OFF8[:, None, :] + _OFF8[None, :, :]) @ np.array([9, 3, 1])).astype(np.int64)
 # child c shares its corner c with the parent: the parent's corners among the 27 points, in _OFF8 order
 _PARENT_CORNERS = np.diagonal(_CHILD_CORNERS).copy()
+# (8, 27) membership: which of the 27 points are corners of child c
+_CHILD_POINTS = np.zeros((8, 27), np.uint8)
+_CHILD_POINTS[np.repeat(np.arange(8), 8), _CHILD_CORNERS.reshape(-1)] = 1
 
 
 class EmptySurfaceError(Seed3DError):
@@ -327,9 +330,7 @@ def extract_surface(sdf: SDFFunction, resolution: int = 256, coarse: int = 32, b
             alive = np.abs(shared - lv) <= child_diag  # (P, 8): child c may hold the level
             lower = parents[:, None, :] + half * _OFF8[None]  # (P, 8, 3)
             lat.add_inactive(lvl, half, coarse * 2 ** lvl, lower[~alive], shared[~alive])
-            need = np.zeros(keys27.shape, bool)
-            for c in range(8):
-                need[np.ix_(alive[:, c], _CHILD_CORNERS[c])] = True
+            need = (alive.astype(np.uint8) @ _CHILD_POINTS) > 0  # (P, 27): points of the sampled children
             ukeys, inverse = np.unique(keys27[need], return_inverse=True)
             vals27 = np.full(keys27.shape, np.nan, np.float32)
             vals27[need] = lat.values(ukeys)[inverse.reshape(-1)]
