@@ -1,8 +1,9 @@
-"""Geometry quality: shape-VAE reconstruction as a curve over token count, on the held-out synth test split and on
-meshes we did not make.
+"""Geometry quality: shape-VAE reconstruction as a curve over token count, on the held-out synth test split (or val
+with ``--split val``) and on meshes we did not make.
 
-Run: ``python eval/bench_geometry.py [--model DIR] [--tokens 128 256 512 1024] [--per-category 2]
-[--resolution 128]`` → prints tables, writes eval/results/geometry.json and eval/results/geometry_vae.png.
+Run: ``python eval/bench_geometry.py [--model DIR] [--split test|val] [--tokens 128 256 512 1024] [--per-category 2]
+[--resolution 128] [--generation [DIR]]`` → prints tables, writes eval/results/geometry.json (geometry_val.json for
+val) and pictures named after it (geometry_vae.png, ...).
 
 Each test shape is encoded from the data set's surface points (the first ``surface_points`` of its uniform
 samples and the first ``sharp_points`` of its sharp-edge samples, as in training), its surface extracted with
@@ -421,32 +422,37 @@ def main() -> None:
     parser.add_argument("--guidance", type=float, default=3.0, help="guidance scale for --generation")
     parser.add_argument("--level", type=float, default=0.0,
                         help="SDF level extracted for --generation (the pipeline's GenerateOptions.level)")
-    parser.add_argument("--out", default=str(RESULTS / "geometry.json"))
+    parser.add_argument("--split", default="test", choices=("test", "val"),
+                        help="held-out split to score (default test; val: for choosing between models and settings "
+                             "without the test split, `seed3d data build --split val`)")
+    parser.add_argument("--out", help="results file (default eval/results/geometry.json, geometry_val.json for val); "
+                                      "the pictures go beside it, named after it")
     args = parser.parse_args()
     from seed3d.pipeline import weights_component
 
     model = Path(args.model) if args.model else weights_component("geometry_vae")
     vae = ShapeVAE.from_pretrained(model).eval()
     torch.manual_seed(0)
-    out = Path(args.out)
+    out = Path(args.out or RESULTS / ("geometry.json" if args.split == "test" else f"geometry_{args.split}.json"))
     doc: dict[str, Any] = json.loads(out.read_text()) if out.is_file() else {}
     doc.update({"benchmark": "shape VAE reconstruction over token count; image/text -> shape against retrieval",
-                "command": "python eval/bench_geometry.py [--generation]", "model": str(model),
+                "command": "python eval/bench_geometry.py [--generation]", "model": str(model), "split": args.split,
                 "threads": torch.get_num_threads(), "machine": platform.processor() or platform.machine()})
     fields = ("sample_id", "category", "description", "surface_points", "surface_normals", "sharp_points",
               "sharp_normals", "sharp_on_edge", "vol_points", "vol_sdf")
-    data = load_geometry(args.data, "test", fields=fields)
+    data = load_geometry(args.data, args.split, fields=fields)
     if not args.no_vae:
         t0 = time.perf_counter()
         keep: dict[str, dict[str, Mesh]] = {}
         rows = synth_rows(vae, data, args.tokens, args.resolution, args.per_category, keep, args.limit)
         picture({k: {f"{t} tokens": m for t, m in v.items()} for k, v in list(keep.items())[:9]},
-                out.with_name("geometry_vae_examples.png"), "VAE reconstructions")
+                out.with_name(f"{out.stem}_vae_examples.png"), "VAE reconstructions")
         summary = summarise(rows, args.tokens)
-        print("synth test split (unit bbox diagonal):")
+        print(f"synth {args.split} split (unit bbox diagonal):")
         for m, s in summary.items():
             print(f"  {m:>5} tokens  " + "  ".join(f"{k} {v:.4f}" for k, v in s.items()))
-        doc["vae"] = {"resolution": args.resolution, "shapes": len({r["sample"] for r in rows}), "synth_test": summary}
+        doc["vae"] = {"resolution": args.resolution, "shapes": len({r["sample"] for r in rows}),
+                      f"synth_{args.split}": summary}
         _write(out, doc)  # the synth figures are safe before the foreign meshes run
         frows = [] if args.no_foreign else foreign_rows(vae, args.tokens, args.resolution)
         fsummary = summarise(frows, args.tokens) if frows else {}
@@ -457,9 +463,9 @@ def main() -> None:
                                             and str(r["tokens"]) == top])), 4)
                    for c in sorted({r["category"] for r in rows})}
         doc["vae"] = {"resolution": args.resolution, "shapes": len({r["sample"] for r in rows}),
-                      "synth_test": summary, "foreign": fsummary, f"f@0.01_per_category_{top}_tokens": per_cat,
+                      f"synth_{args.split}": summary, "foreign": fsummary, f"f@0.01_per_category_{top}_tokens": per_cat,
                       "foreign_rows": frows, "seconds": round(time.perf_counter() - t0, 1)}
-        plot(summary, fsummary, out.with_name("geometry_vae.png"))
+        plot(summary, fsummary, out.with_name(f"{out.stem}_vae.png"))
     if args.generation:
         from seed3d.geometry.generate import ShapeGenerator
 
@@ -469,7 +475,7 @@ def main() -> None:
         train = load_geometry(args.data, "train", fields=("sample_id", "description", "surface_points",
                                                           "surface_normals", "cond_rgb", "cond_alpha",
                                                           "cond_background"))
-        views = load_geometry(args.data, "test", fields=("cond_rgb", "cond_alpha", "cond_background", "grid_sdf"))
+        views = load_geometry(args.data, args.split, fields=("cond_rgb", "cond_alpha", "cond_background", "grid_sdf"))
         # retrieval searches the shapes the flow was trained on (a build's first N: builds extend by seed)
         record = coarse / "training.json"
         seen = json.loads(record.read_text()).get("train_shapes") if record.is_file() else None
@@ -479,7 +485,7 @@ def main() -> None:
         gkeep: dict[str, dict[str, Mesh]] = {}
         grows = generation_rows(gen, {**data, **views}, train, args.per_category, args.resolution, args.steps,
                                 args.guidance, args.level, gkeep, args.limit)
-        picture(gkeep, out.with_name("geometry_generation_examples.png"), "generated shapes")
+        picture(gkeep, out.with_name(f"{out.stem}_generation_examples.png"), "generated shapes")
         gsum = summarise_generation(grows)
         for mode, s in gsum.items():
             print(f"  {mode} -> shape: generated " + "  ".join(f"{k} {v:.4f}" for k, v in s["generated"].items()))
@@ -487,7 +493,7 @@ def main() -> None:
             print(f"  {mode} -> shape: true grid " + "  ".join(f"{k} {v:.4f}" for k, v in s["true_grid"].items()))
         frows = [] if args.no_foreign else foreign_generation_rows(
             gen, train, args.resolution, args.steps, args.guidance, args.level,
-            out.with_name("geometry_foreign_generation.png"))
+            out.with_name(f"{out.stem}_foreign_generation.png"))
         fsum = {"generated": {k: round(float(np.mean([r[k] for r in frows])), 4) for k in METRICS[:-1]},
                 "retrieval": {k: round(float(np.mean([r["retrieval"][k] for r in frows])), 4) for k in METRICS[:-1]}
                 } if frows else {}
