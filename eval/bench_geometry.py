@@ -259,7 +259,8 @@ def foreign_view(mesh: Mesh, renderer: Any, seed: int) -> tuple[np.ndarray, np.n
     lighting = Lighting.random(int(rng.integers(2**31)), background=(0.0, 0.0, 0.0))
     grey = PBRMaterial(base_color=(0.6, 0.6, 0.62, 1.0), roughness=0.6)
     rgba = renderer.render_image(mesh, cam, lighting, material=grey, supersample=cfg.cond_supersample)
-    return tuple(np.round(np.clip(x, 0.0, 1.0) * 255.0).astype(np.uint8) for x in (rgba[..., :3], rgba[..., 3]))
+    u8 = np.round(np.clip(rgba, 0.0, 1.0) * 255.0).astype(np.uint8)
+    return u8[..., :3], u8[..., 3]
 
 
 def foreign_generation_rows(gen: Any, train: dict[str, np.ndarray], resolution: int, steps: int, guidance: float,

@@ -2,9 +2,9 @@
 
 The field is sampled on a coarse grid first; only cells that may hold the surface are split in two along
 each axis, level after level, until the requested resolution. A child is sampled only when the corner it shares
-with its parent lies within the child's diagonal of the level: farther, a distance field cannot cross the level
-inside it, and it takes that corner's value as its sign. The surviving fine cells are grouped into
-blocks of ``8³`` cells, each block's corner lattice is meshed with marching cubes (Lewiner), and vertices on
+with its parent lies within the child's diagonal (times a safety factor) of the level: farther, a distance field
+cannot cross the level inside it, and it takes that corner's value as its sign. The surviving fine cells are grouped
+into blocks of ``8³`` cells, each block's corner lattice is meshed with marching cubes (Lewiner), and vertices on
 block faces are welded by the lattice edge they lie on, so the result is one closed, consistently wound mesh
 with outward normals. No ``resolution³`` array is ever allocated: cost and memory follow the number of cells
 near the surface (about ``resolution²``), not the volume.
