@@ -181,12 +181,21 @@ def _view_tensor(views: dict[str, np.ndarray], index: np.ndarray, size: int) -> 
                                       views["cond_background"][i, 0], size=size) for i in index])
 
 
-def generation_rows(gen: Any, test: dict[str, np.ndarray], train: dict[str, np.ndarray], per_category: int,
-                    resolution: int, steps: int, guidance: float, level: float,
+def image_vectors(gen: Any, views: dict[str, np.ndarray], index: np.ndarray) -> torch.Tensor:
+    """Unit-length pooled image-encoder vectors (N, D) of view 0 of the given samples (the retrieval key)."""
+    size = gen.conditioner.image_size
+    with torch.no_grad():
+        feats = [gen.conditioner.image_encoder(_view_tensor(views, index[s: s + 64], size)).pooled
+                 for s in range(0, len(index), 64)]
+    return torch.nn.functional.normalize(torch.cat(feats), dim=-1)
+
+
+def generation_rows(gen: Any, test: dict[str, np.ndarray], train: dict[str, np.ndarray], train_img: torch.Tensor,
+                    per_category: int, resolution: int, steps: int, guidance: float, level: float,
                     keep: dict[str, dict[str, Mesh]] | None = None, limit: int | None = None
                     ) -> list[dict[str, Any]]:
     """Image -> shape and text -> shape on test samples, each beside its retrieval baseline: the training shape
-    the flow saw whose conditioning embedding (the image encoder's pooled vector; MiniLM's sentence vector) is
+    the flow saw whose conditioning embedding (``train_img``, see ``image_vectors``; MiniLM's sentence vector) is
     nearest."""
     from seed3d.condition.text import default_text_encoder
     from seed3d.geometry.generate import GenerateOptions
@@ -194,14 +203,7 @@ def generation_rows(gen: Any, test: dict[str, np.ndarray], train: dict[str, np.n
     size = gen.conditioner.image_size
     text_enc = default_text_encoder()
     picks = pick_per_category(test["category"], per_category, limit)
-    with torch.no_grad():
-        feats = []
-        for s in range(0, len(train["surface_points"]), 64):
-            idx = np.arange(s, min(s + 64, len(train["surface_points"])))
-            feats.append(gen.conditioner.image_encoder(_view_tensor(train, idx, size)).pooled)
-        train_img = torch.nn.functional.normalize(torch.cat(feats), dim=-1)
-        test_img = torch.nn.functional.normalize(
-            gen.conditioner.image_encoder(_view_tensor(test, np.array(picks), size)).pooled, dim=-1)
+    test_img = image_vectors(gen, test, np.array(picks))
     train_txt = text_enc.encode_pooled([str(d) for d in train["description"]])
     test_txt = text_enc.encode_pooled([str(test["description"][i]) for i in picks])
     opts = GenerateOptions(steps=steps, guidance=guidance, resolution=resolution)
@@ -263,8 +265,9 @@ def foreign_view(mesh: Mesh, renderer: Any, seed: int) -> tuple[np.ndarray, np.n
     return u8[..., :3], u8[..., 3]
 
 
-def foreign_generation_rows(gen: Any, train: dict[str, np.ndarray], resolution: int, steps: int, guidance: float,
-                            level: float, picture_path: Path | None = None) -> list[dict[str, Any]]:
+def foreign_generation_rows(gen: Any, train: dict[str, np.ndarray], train_img: torch.Tensor, resolution: int,
+                            steps: int, guidance: float, level: float, picture_path: Path | None = None
+                            ) -> list[dict[str, Any]]:
     """Image -> shape on meshes we did not make (one render each, seeded), beside image retrieval; reported as
     they are (no category, size or orientation is given: the render's camera frame is the data set's)."""
     from seed3d.condition.image import preprocess_rgba, to_tensor
@@ -272,11 +275,6 @@ def foreign_generation_rows(gen: Any, train: dict[str, np.ndarray], resolution: 
     from seed3d.render import get_renderer
 
     size = gen.conditioner.image_size
-    with torch.no_grad():
-        feats = [gen.conditioner.image_encoder(_view_tensor(train, np.arange(s, min(s + 64, len(train["sample_id"]))),
-                                                            size)).pooled
-                 for s in range(0, len(train["sample_id"]), 64)]
-        train_img = torch.nn.functional.normalize(torch.cat(feats), dim=-1)
     opts = GenerateOptions(steps=steps, guidance=guidance, resolution=resolution)
     renderer = get_renderer()
     rows, tiles, captions = [], [], []
@@ -484,8 +482,9 @@ def main() -> None:
             train = {k: v[: int(seen)] for k, v in train.items()}
         print(f"retrieval over {len(train['sample_id'])} training shapes")
         gkeep: dict[str, dict[str, Mesh]] = {}
-        grows = generation_rows(gen, {**data, **views}, train, args.per_category, args.resolution, args.steps,
-                                args.guidance, args.level, gkeep, args.limit)
+        train_img = image_vectors(gen, train, np.arange(len(train["sample_id"])))
+        grows = generation_rows(gen, {**data, **views}, train, train_img, args.per_category, args.resolution,
+                                args.steps, args.guidance, args.level, gkeep, args.limit)
         picture(gkeep, out.with_name(f"{out.stem}_generation_examples.png"), "generated shapes")
         gsum = summarise_generation(grows)
         for mode, s in gsum.items():
@@ -493,7 +492,7 @@ def main() -> None:
             print(f"  {mode} -> shape: retrieval " + "  ".join(f"{k} {v:.4f}" for k, v in s["retrieval"].items()))
             print(f"  {mode} -> shape: true grid " + "  ".join(f"{k} {v:.4f}" for k, v in s["true_grid"].items()))
         frows = [] if args.no_foreign else foreign_generation_rows(
-            gen, train, args.resolution, args.steps, args.guidance, args.level,
+            gen, train, train_img, args.resolution, args.steps, args.guidance, args.level,
             out.with_name(f"{out.stem}_foreign_generation.png"))
         fsum = {"generated": {k: round(float(np.mean([r[k] for r in frows])), 4) for k in METRICS[:-1]},
                 "retrieval": {k: round(float(np.mean([r["retrieval"][k] for r in frows])), 4) for k in METRICS[:-1]}
