@@ -2,8 +2,8 @@
 with ``--split val``) and on meshes we did not make.
 
 Run: ``python eval/bench_geometry.py [--model DIR] [--split test|val] [--tokens 128 256 512 1024] [--per-category 2]
-[--resolution 128] [--generation [DIR]]`` → prints tables, writes eval/results/geometry.json (geometry_val.json for
-val) and pictures named after it (geometry_vae.png, ...).
+[--resolution 128] [--generation [DIR] [--detail DIR | --no-detail]]`` → prints tables, writes
+eval/results/geometry.json (geometry_val.json for val) and pictures named after it (geometry_vae.png, ...).
 
 Each test shape is encoded from the data set's surface points (the first ``surface_points`` of its uniform
 samples and the first ``sharp_points`` of its sharp-edge samples, as in training), its surface extracted with
@@ -18,6 +18,9 @@ normalised into the data set's frame (bounding-box centre at 0, longest half sid
 ``--generation`` also image -> shape on them: one render each in plain grey (a seeded random view and lighting,
 as the data set renders), generated and scored against the mesh beside image retrieval
 (eval/results/geometry_foreign_generation.png).
+
+Generation runs both stages when a stage-2 flow is given (``--detail``, else the shipped one when the pipeline lists
+it): each generated shape is then also scored from the same sample's stage-1 surface ("stage 1 alone").
 """
 
 from __future__ import annotations
@@ -190,6 +193,16 @@ def image_vectors(gen: Any, views: dict[str, np.ndarray], index: np.ndarray) -> 
     return torch.nn.functional.normalize(torch.cat(feats), dim=-1)
 
 
+def stage1_only(gen: Any, grid: np.ndarray, resolution: int, level: float, gt_p: np.ndarray, gt_n: np.ndarray
+                ) -> tuple[Mesh | None, dict[str, float]]:
+    """The stage-1 surface of a sampled grid (what the pipeline gives without stage 2) and its scores."""
+    try:
+        mesh = gen.extract(*gen.surface_field(grid, None), resolution, level)
+    except EmptySurfaceError:
+        return None, {**{k: 0.0 for k in METRICS[1:-1]}, "chamfer_l1": 1.0}
+    return mesh, score(mesh, gt_p, gt_n)
+
+
 def generation_rows(gen: Any, test: dict[str, np.ndarray], train: dict[str, np.ndarray], train_img: torch.Tensor,
                     per_category: int, resolution: int, steps: int, guidance: float, level: float,
                     keep: dict[str, dict[str, Mesh]] | None = None, limit: int | None = None
@@ -224,7 +237,8 @@ def generation_rows(gen: Any, test: dict[str, np.ndarray], train: dict[str, np.n
             t0 = time.perf_counter()
             with torch.no_grad():
                 cond = gen.conditioner(images, None) if mode == "image" else gen.conditioner(None, tok, mask)
-            field, truncation = gen.surface_field(*gen.sample(cond[0], cond[1], opts))
+            grid, latent = gen.sample(cond[0], cond[1], opts)
+            field, truncation = gen.surface_field(grid, latent)
             try:
                 mesh = gen.extract(field, truncation, resolution, level)
                 row.update(score(mesh, gt_p, gt_n))
@@ -235,6 +249,10 @@ def generation_rows(gen: Any, test: dict[str, np.ndarray], train: dict[str, np.n
             except EmptySurfaceError:
                 row.update({k: 0.0 for k in METRICS[1:]}, chamfer_l1=1.0, empty=True)
             row["seconds"] = round(time.perf_counter() - t0, 2)
+            if latent is not None:  # stage 2 ran: the same grid's stage-1 surface beside it
+                coarse_mesh, row["stage1"] = stage1_only(gen, grid, resolution, level, gt_p, gt_n)
+                if coarse_mesh is not None and keep is not None and row["sample"] in keep:
+                    keep[row["sample"]][f"{mode} -> shape, stage 1"] = coarse_mesh
             sims = (train_img @ test_img[n]) if mode == "image" else (train_txt @ test_txt[n])
             j = int(sims.argmax())
             base = surface_metrics(train["surface_points"][j], train["surface_normals"][j], gt_p, gt_n)
@@ -242,7 +260,8 @@ def generation_rows(gen: Any, test: dict[str, np.ndarray], train: dict[str, np.n
             row["true_grid"] = ceiling
             rows.append(row)
         done = [r for r in rows if r["mode"] == "image"]
-        print(f"\r{n + 1}/{len(picks)} image->shape F@0.05 {np.mean([r['f@0.05'] for r in done]):.3f} "
+        stage1 = f", stage 1 {np.mean([r['stage1']['f@0.05'] for r in done]):.3f}" if "stage1" in done[0] else ""
+        print(f"\r{n + 1}/{len(picks)} image->shape F@0.05 {np.mean([r['f@0.05'] for r in done]):.3f}{stage1} "
               f"(retrieval {np.mean([r['retrieval']['f@0.05'] for r in done]):.3f})", end="", flush=True)
     print()
     return rows
@@ -286,13 +305,16 @@ def foreign_generation_rows(gen: Any, train: dict[str, np.ndarray], train_img: t
         with torch.no_grad():
             cond = gen.conditioner(images, None)
             pooled = torch.nn.functional.normalize(gen.conditioner.image_encoder(images).pooled, dim=-1)[0]
-        field, truncation = gen.surface_field(*gen.sample(cond[0], cond[1], opts))
+        grid, latent = gen.sample(cond[0], cond[1], opts)
+        field, truncation = gen.surface_field(grid, latent)
         shape = None
         try:
             shape = gen.extract(field, truncation, resolution, level)
             row.update(score(shape, gt_p, gt_n))
         except EmptySurfaceError:
             row.update({k: 0.0 for k in METRICS[1:-1]}, chamfer_l1=1.0, empty=True)
+        if latent is not None:
+            row["stage1"] = stage1_only(gen, grid, resolution, level, gt_p, gt_n)[1]
         j = int((train_img @ pooled).argmax())
         row["retrieval"] = {"sample": str(train["sample_id"][j]),
                             **surface_metrics(train["surface_points"][j], train["surface_normals"][j], gt_p, gt_n)}
@@ -325,6 +347,8 @@ def summarise_generation(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict
                                    for k in METRICS[:-1]},
                      "true_grid": {k: round(float(np.mean([r["true_grid"][k] for r in sel])), 4)
                                    for k in METRICS[:-1]}}
+        if "stage1" in sel[0]:
+            out[mode]["stage1"] = {k: round(float(np.mean([r["stage1"][k] for r in sel])), 4) for k in METRICS[:-1]}
     return out
 
 
@@ -417,6 +441,9 @@ def main() -> None:
     parser.add_argument("--no-vae", action="store_true", help="skip the VAE reconstruction part")
     parser.add_argument("--generation", nargs="?", const="shipped", metavar="DIR",
                         help="also score image -> shape and text -> shape with this stage-1 folder (default: shipped)")
+    parser.add_argument("--detail", metavar="DIR",
+                        help="stage-2 folder for --generation (default: the shipped one when the pipeline lists it)")
+    parser.add_argument("--no-detail", action="store_true", help="--generation with stage 1 alone")
     parser.add_argument("--steps", type=int, default=25, help="flow steps for --generation")
     parser.add_argument("--guidance", type=float, default=3.0, help="guidance scale for --generation")
     parser.add_argument("--level", type=float, default=0.0,
@@ -469,8 +496,13 @@ def main() -> None:
         from seed3d.geometry.generate import ShapeGenerator
 
         t0 = time.perf_counter()
+        from seed3d.geometry.detail import DetailFlow
+
         coarse = weights_component("geometry_coarse") if args.generation == "shipped" else Path(args.generation)
-        gen = ShapeGenerator(*_coarse_parts(coarse))
+        detail = None if args.no_detail else Path(args.detail) if args.detail else _shipped_detail()
+        gen = ShapeGenerator(*_coarse_parts(coarse), vae=vae if detail else None,
+                             detail=DetailFlow.from_pretrained(detail) if detail else None)
+        print(f"generation: stage 1 {coarse}, stage 2 {detail or 'off'}")
         train = load_geometry(args.data, "train", fields=("sample_id", "description", "surface_points",
                                                           "surface_normals", "cond_rgb", "cond_alpha",
                                                           "cond_background"))
@@ -491,15 +523,18 @@ def main() -> None:
             print(f"  {mode} -> shape: generated " + "  ".join(f"{k} {v:.4f}" for k, v in s["generated"].items()))
             print(f"  {mode} -> shape: retrieval " + "  ".join(f"{k} {v:.4f}" for k, v in s["retrieval"].items()))
             print(f"  {mode} -> shape: true grid " + "  ".join(f"{k} {v:.4f}" for k, v in s["true_grid"].items()))
+            if "stage1" in s:
+                print(f"  {mode} -> shape: stage 1 alone " + "  ".join(f"{k} {v:.4f}" for k, v in s["stage1"].items()))
         frows = [] if args.no_foreign else foreign_generation_rows(
             gen, train, train_img, args.resolution, args.steps, args.guidance, args.level,
             out.with_name(f"{out.stem}_foreign_generation.png"))
-        fsum = {"generated": {k: round(float(np.mean([r[k] for r in frows])), 4) for k in METRICS[:-1]},
-                "retrieval": {k: round(float(np.mean([r["retrieval"][k] for r in frows])), 4) for k in METRICS[:-1]}
-                } if frows else {}
+        fsum = {kind: {k: round(float(np.mean([(r if kind == "generated" else r[kind])[k] for r in frows])), 4)
+                       for k in METRICS[:-1]}
+                for kind in ("generated", "retrieval", "stage1") if frows and (kind in frows[0] or kind == "generated")}
         for kind, s in fsum.items():
             print(f"  foreign image -> shape: {kind} " + "  ".join(f"{k} {v:.4f}" for k, v in s.items()))
-        doc["generation"] = {"coarse": str(coarse), "steps": args.steps, "guidance": args.guidance, "level": args.level,
+        doc["generation"] = {"coarse": str(coarse), "detail": str(detail) if detail else None, "steps": args.steps,
+                             "guidance": args.guidance, "level": args.level,
                              "resolution": args.resolution, "retrieval_shapes": len(train["sample_id"]),
                              "summary": gsum, "foreign_image": fsum, "foreign_rows": frows, "rows": grows,
                              "seconds": round(time.perf_counter() - t0, 1)}
@@ -510,6 +545,17 @@ def main() -> None:
 def _write(out: Path, doc: dict[str, Any]) -> None:
     with atomic_file(out) as tmp:
         Path(tmp).write_text(json.dumps(doc, indent=2) + "\n")
+
+
+def _shipped_detail() -> Path | None:
+    """The shipped stage-2 folder, or None when the pipeline lists none."""
+    from seed3d.errors import Seed3DError
+    from seed3d.pipeline import weights_component
+
+    try:
+        return weights_component("geometry_detail")
+    except Seed3DError:
+        return None
 
 
 def _coarse_parts(folder: Path) -> tuple[Any, Any]:

@@ -148,8 +148,9 @@ TRAINERS: dict[str, tuple[str, str, str, str]] = {
                         "Train (or resume) the stage-1 shape flow and its image encoder on the coarse SDF grids "
                         "of a built data set's train split."),
     "geometry-detail": ("seed3d.geometry.train", "DetailTrainConfig", "train_detail",
-                        "Train (or resume) the stage-2 detail flow (initialised from the shipped stage 1) on the "
-                        "shipped VAE's latents at each shape's dilated surface voxels."),
+                        "Train (or resume) the stage-2 detail flow (initialised from the shipped stage 1, or "
+                        "--init-from a stage-2 model) to carry the shipped VAE's latent of each shape's true coarse "
+                        "surface, noised, to the shape's own latent at the same voxels."),
     "pbr": ("seed3d.pbr.train", "PBRTrainConfig", "train_pbr",
             "Train (or resume) the multi-view PBR generator (albedo + metallic-roughness, MoE) and the material "
             "tagger on a built data set's rig views."),

@@ -1,6 +1,11 @@
 """Stage 2 of geometry generation: a rectified-flow DiT that generates latent features at FIXED positions -- the
 voxel centres of the voxelised, dilated coarse surface -- starting from the re-encoded coarse latent partly noised.
 
+It is trained as a bridge: on the straight line from the coarse latent noised to ``t_start`` (at ``t = t_start``)
+to the true shape's latent at the same positions (at ``t = 0``), so sampling from the noised coarse latent is
+exactly the path it learned (:func:`detail_start` makes that start for a coarse mesh, in training and at inference).
+The clean coarse latent is also an input at every step, beside the noisy feats.
+
 The trunk is stage 1's (:class:`~seed3d.geometry.coarse.CoarseFlow`) and :meth:`DetailFlow.from_coarse` copies it;
 positions enter only through Fourier features of the voxel centres, and the token sets, which differ in size per
 shape, are padded with a key mask (:func:`batch_supports`).
@@ -19,6 +24,7 @@ from torch import nn
 from seed3d.asset import Mesh
 from seed3d.errors import InvalidInputError
 from seed3d.geometry.coarse import CoarseFlow, _check_cond
+from seed3d.geometry.vae import ShapeVAE
 from seed3d.nn import FourierEmbed, PretrainedMixin, farthest_point_sample
 from seed3d.nn.dit import DiTTrunk
 from seed3d.nn.flow import FlowSampler
@@ -59,10 +65,11 @@ class DetailFlowConfig:
     """Voxels per axis of the coarse-surface support grid over [-1, 1]^3."""
     dilation: int = 1
     """Voxels the occupied coarse surface is dilated by."""
-    max_tokens: int = 1024
+    max_tokens: int = 512
     """Most support voxels (tokens) per shape; more are thinned by farthest-point sampling."""
     t_start: float = 0.5
-    """Noise level the refinement starts from (0 keeps the coarse latent, 1 ignores it)."""
+    """Noise level the refinement starts from (0 keeps the coarse latent, 1 ignores it); the model is trained for
+    this start, so change it only with a retrained model."""
     extra: dict[str, float] = field(default_factory=dict)
     """Free-form numbers recorded with the model (e.g. training settings)."""
 
@@ -77,7 +84,8 @@ class DetailFlowConfig:
 
 
 class DetailFlow(nn.Module, PretrainedMixin):
-    """Stage-2 flow: noisy feats (B, M, C) at fixed ``positions`` (B, M, 3) -> velocity on the feats (B, M, C)."""
+    """Stage-2 flow: noisy feats (B, M, C) at fixed ``positions`` (B, M, 3), beside the coarse feats they started
+    from -> velocity on the feats (B, M, C)."""
 
     config_class = DetailFlowConfig
     model_type = "seed3d-detail-flow"
@@ -87,7 +95,7 @@ class DetailFlow(nn.Module, PretrainedMixin):
         cfg = config or DetailFlowConfig()
         self.config = cfg
         self.pos_embed = FourierEmbed(cfg.pos_freqs, cfg.pos_scale)
-        self.in_proj = nn.Linear(cfg.latent_dim, cfg.width)
+        self.in_proj = nn.Linear(2 * cfg.latent_dim, cfg.width)  # the noisy feats and the coarse feats, side by side
         self.pos_proj = nn.Linear(self.pos_embed.out_dim, cfg.width)
         self.trunk = DiTTrunk(cfg.width, cfg.depth, cfg.heads, cfg.cond_dim, cfg.mlp_ratio, cfg.num_null_tokens,
                               cfg.time_freq_dim, cfg.pooled_condition)
@@ -138,16 +146,18 @@ class DetailFlow(nn.Module, PretrainedMixin):
         return self.trunk.drop_condition(cond, cond_mask, p, generator)
 
     def forward(self, x: torch.Tensor, t: torch.Tensor, cond: torch.Tensor, cond_mask: torch.Tensor | None = None,
-                *, positions: torch.Tensor, key_mask: torch.Tensor | None = None) -> torch.Tensor:
-        """Velocity (B, M, C) of noisy feats ``x`` at ``positions`` (B, M, 3), times ``t`` (B,), given ``cond``.
+                *, positions: torch.Tensor, coarse: torch.Tensor, key_mask: torch.Tensor | None = None
+                ) -> torch.Tensor:
+        """Velocity (B, M, C) of noisy feats ``x`` at ``positions`` (B, M, 3), times ``t`` (B,), given ``cond`` and
+        the clean ``coarse`` feats (B, M, C) the sample started from (so the noise in ``x`` can be told apart).
 
         ``key_mask`` (B, M) is True on real tokens (padding gets zero velocity and is never attended)."""
         c = self.config.latent_dim
-        if x.ndim != 3 or x.shape[-1] != c or positions.shape != (*x.shape[:2], 3):
-            raise InvalidInputError(f"feats must be (B, M, {c}) and positions (B, M, 3), got {tuple(x.shape)} and "
-                                    f"{tuple(positions.shape)}")
+        if x.ndim != 3 or x.shape[-1] != c or positions.shape != (*x.shape[:2], 3) or coarse.shape != x.shape:
+            raise InvalidInputError(f"feats and coarse feats must be (B, M, {c}) and positions (B, M, 3), got "
+                                    f"{tuple(x.shape)}, {tuple(coarse.shape)} and {tuple(positions.shape)}")
         _check_cond(cond, cond_mask, self.config.cond_dim)
-        h = self.in_proj(x) + self.pos_proj(self.pos_embed(positions.to(x.dtype)))
+        h = self.in_proj(torch.cat([x, coarse.to(x.dtype)], -1)) + self.pos_proj(self.pos_embed(positions.to(x.dtype)))
         v = self.out_proj(self.trunk(h, t, cond, cond_mask, key_mask))
         return v if key_mask is None else v * key_mask[..., None].to(v.dtype)
 
@@ -221,6 +231,20 @@ def coarse_support(source: np.ndarray | Mesh, resolution: int = 32, dilation: in
     return centres
 
 
+def detail_start(vae: ShapeVAE, coarse: Mesh, config: DetailFlowConfig, seed: int = 0
+                 ) -> tuple[np.ndarray, torch.Tensor]:
+    """Where stage 2 starts for a coarse mesh (normalised frame): its support (M, 3) (:func:`coarse_support` with
+    ``config``'s settings) and the mesh re-encoded there by ``vae`` (feats (M, C), the VAE's units; surface samples
+    drawn with ``seed``)."""
+    support = coarse_support(coarse, config.resolution, config.dilation, config.max_tokens)
+    pts, nrm, _ = coarse.sample_surface(vae.config.surface_points, seed=seed)
+    dev = next(vae.parameters()).device
+    t = lambda a: torch.from_numpy(np.ascontiguousarray(a, np.float32))[None].to(dev)  # noqa: E731
+    with torch.no_grad():
+        latent = vae.encode(t(pts), t(nrm), anchors=t(support))
+    return support, latent.feats[0].float().cpu()
+
+
 def batch_supports(supports: Sequence[np.ndarray | torch.Tensor], device: str | torch.device = "cpu"
                    ) -> tuple[torch.Tensor, torch.Tensor]:
     """Pad per-shape supports (M_i, 3) into positions (B, max M_i, 3) and a key mask (B, max M_i)."""
@@ -264,7 +288,7 @@ def refine(detail_model: DetailFlow, positions: torch.Tensor | np.ndarray, coars
         ts = detail_model.config.t_start if t_start is None else t_start
         sampler = FlowSampler(num_steps=steps, shift=shift, guidance_scale=guidance, t_start=ts)
     null, null_mask = detail_model.null_condition(feats.shape[0])
-    kwargs: dict[str, torch.Tensor] = {"positions": pos}
+    kwargs: dict[str, torch.Tensor] = {"positions": pos, "coarse": feats}
     if key_mask is not None:
         kwargs["key_mask"] = key_mask.bool()
     log.debug("detail flow: %s tokens, %r", tuple(feats.shape[:2]), sampler)

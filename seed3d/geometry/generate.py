@@ -20,9 +20,9 @@ import torch
 from seed3d.asset import Mesh
 from seed3d.condition.image import ImageSource, preprocess_image, to_tensor
 from seed3d.errors import InvalidInputError
-from seed3d.geometry.coarse import CoarseFlow, grid_sdf_function
+from seed3d.geometry.coarse import CoarseFlow, CoarseFlowConfig, grid_sdf_function
 from seed3d.geometry.conditioning import ShapeConditioner
-from seed3d.geometry.detail import DetailFlow, coarse_support, refine
+from seed3d.geometry.detail import DetailFlow, detail_start, refine
 from seed3d.geometry.extract import SAFETY, SDFFunction, extract_surface
 from seed3d.geometry.postprocess import RealWorldSize, clean_shell, real_world_size, rest_pose, to_asset_frame
 from seed3d.geometry.vae import ShapeLatent, ShapeVAE
@@ -76,6 +76,19 @@ def coarse_grid(resolution: int, truncation: float) -> int:
     while coarse % 2 == 0 and SAFETY * np.sqrt(3) / (coarse // 2) < truncation:
         coarse //= 2
     return coarse
+
+
+def coarse_field(config: CoarseFlowConfig, grid: np.ndarray) -> tuple[SDFFunction, float]:
+    """The coarse surface's field of a stage-1 grid (its interpolant, dilated by the flow's ``level_cells``) and
+    that field's truncation."""
+    return grid_sdf_function(grid, config.truncation, offset=config.level), config.truncation - config.level
+
+
+def coarse_mesh(config: CoarseFlowConfig, grid: np.ndarray, resolution: int = 64) -> Mesh:
+    """The coarse surface of a stage-1 grid meshed at ``resolution``: what stage 2 voxelises into its support and
+    re-encodes (normalised frame)."""
+    field, truncation = coarse_field(config, grid)
+    return extract_surface(field, resolution=resolution, coarse=coarse_grid(resolution, truncation))
 
 
 class ShapeGenerator:
@@ -139,11 +152,6 @@ class ShapeGenerator:
             return grid, None
         return grid, self.sample_detail(grid, cond, mask, options, callback)
 
-    def coarse_field(self, grid: np.ndarray) -> SDFFunction:
-        """The coarse surface's field: the grid's interpolant, dilated by the flow's ``level_cells``."""
-        cfg = self.flow.config
-        return grid_sdf_function(grid, cfg.truncation, offset=cfg.level)
-
     def sample_detail(self, grid: np.ndarray, cond: torch.Tensor, mask: torch.Tensor, options: GenerateOptions,
                       callback: StageCallback | None = None) -> ShapeLatent:
         """Sample stage 2 on the coarse surface of ``grid``: the coarse mesh is voxelised and dilated into the
@@ -152,17 +160,13 @@ class ShapeGenerator:
             raise InvalidInputError("no stage-2 detail flow loaded")
         report = callback or (lambda s, f: None)
         gen = torch.Generator(device=self.device).manual_seed(options.seed + 1)
-        coarse_mesh = self.extract(*self.surface_field(grid, None), resolution=64)
-        support = coarse_support(coarse_mesh, self.detail.config.resolution, self.detail.config.dilation,
-                                 self.detail.config.max_tokens)
+        support, coarse_feats = detail_start(self.vae, coarse_mesh(self.flow.config, grid), self.detail.config,
+                                             seed=options.seed)
         positions = torch.from_numpy(support).to(self.device)[None]
-        pts, nrm, _ = coarse_mesh.sample_surface(self.vae.config.surface_points, seed=options.seed)
-        with torch.no_grad():
-            re = self.vae.encode(torch.from_numpy(pts.astype(np.float32))[None].to(self.device),
-                                 torch.from_numpy(nrm.astype(np.float32))[None].to(self.device), anchors=positions)
         detail_scale = float(self.detail.config.extra.get("latent_scale", 1.0))
-        feats = refine(self.detail, positions, re.feats / detail_scale, cond, mask, steps=options.steps,
-                       guidance=options.guidance, generator=gen, callback=lambda f: report("detail", f))
+        feats = refine(self.detail, positions, coarse_feats.to(self.device)[None] / detail_scale, cond, mask,
+                       steps=options.steps, guidance=options.guidance, generator=gen,
+                       callback=lambda f: report("detail", f))
         return ShapeLatent(positions, feats * detail_scale)
 
     def extract(self, sdf: SDFFunction, truncation: float, resolution: int, level: float = 0.0) -> Mesh:
@@ -174,8 +178,7 @@ class ShapeGenerator:
         """The final shape's field and its truncation: stage 2's latent decoded by the VAE, else the coarse field."""
         if latent is not None and self.vae is not None:
             return self.vae.sdf_function(latent), self.vae.config.truncation  # type: ignore[return-value]
-        cfg = self.flow.config
-        return self.coarse_field(grid), cfg.truncation - cfg.level
+        return coarse_field(self.flow.config, grid)
 
     def generate(self, image: ImageSource | None = None, text: str | None = None,
                  options: GenerateOptions | None = None, category: str | None = None,

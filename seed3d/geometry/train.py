@@ -6,7 +6,8 @@ The shape VAE learns from each sample's surface points (uniform by area, with no
 from ``ShapeVAEConfig.token_choices``, random yaw, mirror and uniform scale (exact for an SDF) and, on a share
 of steps, anchors jittered off the surface (as voxel-centre anchors of the detail stage are). Stage 1 learns
 the coarse SDF grids of the train split (the data set's ``grid_sdf``) together with its image encoder; stage 2
-learns the VAE's latents encoded at each shape's dilated surface voxels, its trunk starting from stage 1's. Both
+learns to carry the VAE latent of the true coarse grid's surface, noised, to the shape's own latent at the same
+support voxels (a bridge; see ``seed3d.geometry.detail``), its trunk starting from stage 1's. Both
 condition on an augmented view, the description, or both, with a share of null conditions for classifier-free
 guidance.
 
@@ -33,7 +34,9 @@ from seed3d.condition.text import TEXT_DIM, encode_token_arrays
 from seed3d.errors import AssetFormatError, InvalidInputError
 from seed3d.geometry.coarse import CoarseFlow, CoarseFlowConfig
 from seed3d.geometry.conditioning import ConditionerConfig, ShapeConditioner
-from seed3d.geometry.detail import DetailFlow, DetailFlowConfig, coarse_support
+from seed3d.geometry.detail import DetailFlow, DetailFlowConfig, detail_start
+from seed3d.geometry.extract import EmptySurfaceError
+from seed3d.geometry.generate import coarse_mesh
 from seed3d.geometry.vae import ShapeVAE, ShapeVAEConfig, sdf_loss
 from seed3d.nn import mlp
 from seed3d.nn.dit import pad_tokens
@@ -384,6 +387,10 @@ class DetailTrainConfig(TrainConfig):
     """Shape VAE folder (it encodes each shape at its support positions)."""
     coarse: str = "weights/geometry-coarse"
     """Stage-1 folder (``flow/`` initialises the model, ``conditioner/`` makes the condition tokens)."""
+    init_from: str | None = None
+    """Start a fresh run from a saved stage-2 model folder instead of stage 1 (new input columns start at zero)."""
+    shapes: int | None = 2560
+    """Train shapes used, the split's first N (stage 1 trained on the first 2,560; None: all)."""
     image_share: float = 0.4
     """Share of samples conditioned on an image only."""
     text_share: float = 0.3
@@ -408,17 +415,24 @@ class DetailModel(nn.Module):
         return self.flow.save_pretrained(path, overwrite=overwrite, extra_files=extra_files)
 
 
-def support_latents(vae: ShapeVAE, data: dict[str, np.ndarray], cfg: DetailFlowConfig,
+def support_latents(vae: ShapeVAE, data: dict[str, np.ndarray], cfg: DetailFlowConfig, coarse: CoarseFlowConfig,
                     progress: ProgressCallback | None = None) -> dict[str, np.ndarray]:
-    """Per shape: its support positions (the dilated voxelised surface, padded to ``max_tokens``), their mask and
-    the VAE latent encoded at those positions."""
+    """Stage 2's training pairs, per shape: the support of its true coarse grid's surface (meshed as stage 1's
+    output is at inference), that coarse mesh re-encoded there (``coarse``, where sampling starts) and the shape
+    itself encoded there (``feats``, the target), padded to ``max_tokens`` with a ``mask``. Shapes whose coarse grid
+    holds no surface are left out."""
     c = vae.config
     n = len(data["surface_points"])
     pos = np.zeros((n, cfg.max_tokens, 3), np.float32)
     mask = np.zeros((n, cfg.max_tokens), bool)
     feats = np.zeros((n, cfg.max_tokens, c.latent_dim), np.float32)
+    start = np.zeros_like(feats)
     for i in range(n):
-        sup = coarse_support(data["surface_points"][i], cfg.resolution, cfg.dilation, cfg.max_tokens)
+        try:
+            sup, coarse_feats = detail_start(vae, coarse_mesh(coarse, data["grid_sdf"][i]), cfg, seed=i)
+        except EmptySurfaceError:
+            log.warning("training shape %d: its coarse grid holds no surface; left out of stage 2", i)
+            continue
         p = np.concatenate([data["surface_points"][i, : c.surface_points], data["sharp_points"][i, : c.sharp_points]])
         nr = np.concatenate([data["surface_normals"][i, : c.surface_points],
                              data["sharp_normals"][i, : c.sharp_points]])
@@ -428,36 +442,45 @@ def support_latents(vae: ShapeVAE, data: dict[str, np.ndarray], cfg: DetailFlowC
             lat = vae.encode(torch.from_numpy(p.astype(np.float32))[None],
                              torch.from_numpy(nr.astype(np.float32))[None], torch.from_numpy(sh)[None],
                              anchors=torch.from_numpy(sup)[None])
-        pos[i, : len(sup)], mask[i, : len(sup)], feats[i, : len(sup)] = sup, True, lat.feats[0].numpy()
+        m = len(sup)
+        pos[i, :m], mask[i, :m], feats[i, :m], start[i, :m] = sup, True, lat.feats[0].numpy(), coarse_feats.numpy()
         if progress is not None and (i % 16 == 15 or i == n - 1):
             progress((i + 1) / n, f"encoded supports {i + 1}/{n}")
-    return {"positions": pos, "mask": mask, "feats": feats}
+    return {"positions": pos, "mask": mask, "feats": feats, "coarse": start}
 
 
 def make_detail_batch(latents: dict[str, np.ndarray], views: dict[str, np.ndarray],
                       text: tuple[np.ndarray, np.ndarray], step: int, cfg: DetailTrainConfig, latent_scale: float,
                       augmenter: ViewAugmenter) -> dict[str, torch.Tensor]:
-    """The batch of ``step``: clean feats at support positions, their mask, noise, times and the condition."""
+    """The batch of ``step``: target feats at support positions, their mask, the bridge's end (where the line from
+    the target through the noised coarse latent at ``t_start`` reaches ``t = 1``), the clean coarse feats, times in
+    (0, ``t_start``] and the condition."""
     rng = np.random.default_rng([cfg.seed, step])
-    n = len(latents["positions"])
-    idx = rng.choice(n, cfg.batch, replace=n < cfg.batch)
+    usable = np.flatnonzero(latents["mask"].any(axis=1))
+    idx = usable[rng.choice(len(usable), cfg.batch, replace=len(usable) < cfg.batch)]
     condition = _condition_batch(views, text, idx, rng, cfg, augmenter)
     gen = torch.Generator().manual_seed(int(rng.integers(1 << 62)))
     x0 = torch.from_numpy(latents["feats"][idx] / latent_scale)
-    return {"x0": x0, "noise": torch.randn(x0.shape, generator=gen), "t": sample_timesteps(cfg.batch, gen),
+    ts = cfg.model.t_start
+    coarse = torch.from_numpy(latents["coarse"][idx] / latent_scale)
+    start = (1.0 - ts) * coarse + ts * torch.randn(x0.shape, generator=gen)
+    # the bridge: the line through the target (t = 0) and the noised coarse latent (t = t_start), extended to t = 1
+    end = x0 + (start - x0) / ts
+    return {"x0": x0, "end": end, "coarse": coarse, "t": ts * sample_timesteps(cfg.batch, gen),
             "positions": torch.from_numpy(latents["positions"][idx]), "mask": torch.from_numpy(latents["mask"][idx]),
             **condition}
 
 
 def detail_losses(model: DetailModel, batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-    """Rectified-flow velocity loss of the detail flow over real (unpadded) tokens."""
+    """Velocity loss of the detail flow on its bridge (``end - x0``, constant along the line) over real tokens."""
     with torch.no_grad():
         cond, mask = model.conditioner(batch["images"], batch["text"], batch["text_mask"], batch["use_image"],
                                        batch["use_text"])
     cond, mask = _drop_condition(model.flow, cond, mask, batch["drop"])
-    x0, noise, t, keys = batch["x0"], batch["noise"], batch["t"], batch["mask"]
-    pred = model.flow(interpolate(x0, noise, t), t, cond, mask, positions=batch["positions"], key_mask=keys)
-    return {"loss": flow_loss(pred.float(), x0, noise, keys)}
+    x0, end, t, keys = batch["x0"], batch["end"], batch["t"], batch["mask"]
+    pred = model.flow(interpolate(x0, end, t), t, cond, mask, positions=batch["positions"], coarse=batch["coarse"],
+                      key_mask=keys)
+    return {"loss": flow_loss(pred.float(), x0, end, keys)}
 
 
 def train_detail(data: PathType, out: PathType, config: DetailTrainConfig | None = None,
@@ -466,34 +489,45 @@ def train_detail(data: PathType, out: PathType, config: DetailTrainConfig | None
     cfg = config or DetailTrainConfig()
     check_device(cfg.device)
     vae_dir, coarse_dir = Path(cfg.vae), Path(cfg.coarse)
-    for folder, what in ((vae_dir, "shape VAE"), (coarse_dir / "flow", "stage-1 flow")):
+    needed = [(vae_dir, "shape VAE"), (coarse_dir / "flow", "stage-1 flow")]
+    if cfg.init_from:
+        needed.append((Path(cfg.init_from), "stage-2 flow"))
+    for folder, what in needed:
         if not (folder / "model.safetensors").is_file():
             raise InvalidInputError(f"{folder}: no {what} there (train it first)")
     torch.manual_seed(cfg.seed)
     coarse = CoarseFlow.from_pretrained(coarse_dir / "flow")
     model = DetailModel(DetailFlow(cfg.model), ShapeConditioner.from_pretrained(coarse_dir / "conditioner"))
     out = Path(out)
-    key = f"{_sha256(vae_dir / 'model.safetensors')[:12]}-{cfg.model.resolution}-{cfg.model.dilation}-" \
-          f"{cfg.model.max_tokens}"
+    key = f"{_sha256(vae_dir / 'model.safetensors')[:12]}-{_sha256(coarse_dir / 'flow' / 'config.json')[:8]}-" \
+          f"{cfg.model.resolution}-{cfg.model.dilation}-{cfg.model.max_tokens}-{cfg.shapes or 'all'}"
     cache = out / f"supports-{key}.npz"
+    first = slice(None, cfg.shapes)
     if cache.is_file():
         with np.load(cache) as z:
             latents = {k: z[k] for k in z.files}
     else:
-        latents = support_latents(ShapeVAE.from_pretrained(vae_dir).eval(),
-                                  load_geometry(data, "train", fields=VAE_FIELDS[:5]), cfg.model, progress)
+        geo = load_geometry(data, "train", fields=(*VAE_FIELDS[:5], "grid_sdf"))
+        latents = support_latents(ShapeVAE.from_pretrained(vae_dir).eval(), {k: v[first] for k, v in geo.items()},
+                                  cfg.model, coarse.config, progress)
         out.mkdir(parents=True, exist_ok=True)
         with atomic_file(cache) as tmp, open(tmp, "wb") as f:
             np.savez(f, **latents)
     latent_scale = float(latents["feats"][latents["mask"]].std())
     model.flow.config.extra = {**model.flow.config.extra, "latent_scale": latent_scale}
-    views = load_views(data, "train")
+    views = {k: v[first] for k, v in load_views(data, "train").items()}
     text = encode_token_arrays([str(d) for d in views["description"]], progress=progress,
                                message="encoding descriptions")
     augmenter = ViewAugmenter(AugmentConfig(size=model.conditioner.image_size))
 
     def init() -> None:
-        warm_start(model.flow, DetailFlow.from_coarse(coarse, cfg.model).state_dict(), str(coarse_dir / "flow"))
+        if cfg.init_from:
+            from safetensors.torch import load_file
+
+            state = load_file(str(Path(cfg.init_from) / "model.safetensors"))
+            warm_start(model.flow, {k: v.float() for k, v in state.items()}, cfg.init_from)
+        else:
+            warm_start(model.flow, DetailFlow.from_coarse(coarse, cfg.model).state_dict(), str(coarse_dir / "flow"))
 
     return train_loop(model, cfg, out,
                       lambda step: make_detail_batch(latents, views, text, step, cfg, latent_scale, augmenter),

@@ -140,18 +140,24 @@ def test_detail_forward_shapes_and_masks() -> None:
     t = torch.rand(2, generator=g)
     key_mask = torch.ones(2, 8, dtype=torch.bool)
     key_mask[0, 5:] = False
-    ref = model(feats, t, cond, positions=pos, key_mask=key_mask)
+    coarse = torch.randn(2, 8, 4, generator=g)
+    ref = model(feats, t, cond, positions=pos, coarse=coarse, key_mask=key_mask)
     assert ref.shape == (2, 8, 4) and torch.equal(ref[0, 5:], torch.zeros(3, 4))
-    feats2, pos2 = feats.clone(), pos.clone()
-    feats2[0, 5:], pos2[0, 5:] = 4.0, 0.3
-    out = model(feats2, t, cond, positions=pos2, key_mask=key_mask)
+    feats2, pos2, coarse2 = feats.clone(), pos.clone(), coarse.clone()
+    feats2[0, 5:], pos2[0, 5:], coarse2[0, 5:] = 4.0, 0.3, -2.0
+    out = model(feats2, t, cond, positions=pos2, coarse=coarse2, key_mask=key_mask)
     assert torch.allclose(out[0, :5], ref[0, :5], atol=1e-5)
-    # positions matter: moving a token changes its velocity
-    pos3 = pos.clone()
+    # positions and the coarse feats matter: moving a token or changing its coarse feats changes its velocity
+    pos3, coarse3 = pos.clone(), coarse.clone()
     pos3[1, 0] += 0.2
-    assert not torch.allclose(model(feats, t, cond, positions=pos3)[1, 0], model(feats, t, cond, positions=pos)[1, 0])
+    coarse3[1, 0] += 1.0
+    base = model(feats, t, cond, positions=pos, coarse=coarse)[1, 0]
+    assert not torch.allclose(model(feats, t, cond, positions=pos3, coarse=coarse)[1, 0], base)
+    assert not torch.allclose(model(feats, t, cond, positions=pos, coarse=coarse3)[1, 0], base)
     with pytest.raises(InvalidInputError):
-        model(feats, t, cond, positions=pos[:, :4])
+        model(feats, t, cond, positions=pos[:, :4], coarse=coarse)
+    with pytest.raises(InvalidInputError, match="coarse"):
+        model(feats, t, cond, positions=pos, coarse=coarse[:, :4])
 
 
 @pytest.mark.parametrize("pos_freqs", [3, 5])
@@ -178,7 +184,8 @@ def test_detail_save_and_load(tmp_path: Path) -> None:
     pos, feats, cond = torch.rand(1, 6, 3), torch.randn(1, 6, 4), torch.randn(1, 2, 8)
     t = torch.tensor([0.3])
     assert loaded.config == detail.config
-    assert torch.equal(loaded(feats, t, cond, positions=pos), detail(feats, t, cond, positions=pos))
+    assert torch.equal(loaded(feats, t, cond, positions=pos, coarse=feats), detail(feats, t, cond, positions=pos,
+                                                                                  coarse=feats))
 
 
 def test_refine_starts_from_partly_noised_coarse_latent() -> None:

@@ -137,6 +137,39 @@ def test_coarse_grid_fits_the_truncation_band() -> None:
     assert coarse_grid(256, 0.05) == 64 and coarse_grid(48, 0.1) == 24
 
 
+def test_stage2_batches_lie_on_the_line_from_the_noised_coarse_latent_to_the_shape(
+        trained: tuple[Path, Path, Path]) -> None:
+    from seed3d.condition.augment import AugmentConfig, ViewAugmenter
+    from seed3d.geometry.train import DetailTrainConfig, load_views, make_detail_batch
+    from seed3d.nn.flow import interpolate
+
+    views = load_views(trained[0], "train")
+    n, m, c, scale = len(views["description"]), 40, 8, 2.0
+    rng = np.random.default_rng(0)
+    latents = {"positions": rng.uniform(-1, 1, (n, m, 3)).astype(np.float32), "mask": np.ones((n, m), bool),
+               "feats": rng.normal(size=(n, m, c)).astype(np.float32),
+               "coarse": rng.normal(size=(n, m, c)).astype(np.float32)}
+    latents["mask"][0] = False  # a shape whose coarse grid held no surface
+    text = (np.zeros((n, 4, 32), np.float16), np.ones((n, 4), bool))
+    cfg = DetailTrainConfig(batch=32, model=DetailFlowConfig(latent_dim=c, t_start=0.4))
+    augmenter = ViewAugmenter(AugmentConfig(size=16))
+    batch = make_detail_batch(latents, views, text, 3, cfg, scale, augmenter)
+    assert torch.equal(batch["end"], make_detail_batch(latents, views, text, 3, cfg, scale, augmenter)["end"])
+    assert bool(((batch["t"] > 0) & (batch["t"] <= 0.4)).all())
+    # each sample's target is one usable shape's latent, in the flow's units
+    rows = [int(np.flatnonzero(np.isclose(latents["feats"][:, 0, 0] / scale, x[0, 0].item()))[0])
+            for x in batch["x0"]]
+    assert 0 not in rows and len(set(rows)) == n - 1
+    assert torch.allclose(batch["x0"], torch.from_numpy(latents["feats"][rows] / scale))
+    assert torch.allclose(batch["coarse"], torch.from_numpy(latents["coarse"][rows] / scale))
+    # at t_start the line passes through the coarse latent noised to t_start: (1 - t) coarse + t N(0, 1)
+    at_start = interpolate(batch["x0"], batch["end"], torch.full((32,), 0.4))
+    eps = (at_start - 0.6 * torch.from_numpy(latents["coarse"][rows] / scale)) / 0.4
+    assert abs(float(eps.mean())) < 0.05 and abs(float(eps.std()) - 1.0) < 0.05
+    # and at t = 0 it is the target
+    assert torch.allclose(interpolate(batch["x0"], batch["end"], torch.zeros(32)), batch["x0"])
+
+
 def test_stage2_training_starts_from_stage1_and_generation_uses_it(trained: tuple[Path, Path, Path],
                                                                    tmp_path: Path) -> None:
     from seed3d.geometry.train import DetailTrainConfig, train_detail
@@ -166,3 +199,12 @@ def test_stage2_training_starts_from_stage1_and_generation_uses_it(trained: tupl
     assert coarse_only.latent is None and np.array_equal(coarse_only.coarse, grid)
     with pytest.raises(InvalidInputError, match="no stage-1 flow"):
         train_detail(data, tmp_path / "d2", DetailTrainConfig(vae=str(vae), coarse=str(tmp_path / "none")))
+    with pytest.raises(InvalidInputError, match="no stage-2 flow"):
+        train_detail(data, tmp_path / "d2", DetailTrainConfig(vae=str(vae), coarse=str(coarse),
+                                                              init_from=str(tmp_path / "none")))
+    # a fresh run can start from a saved stage-2 model instead of stage 1
+    again = train_detail(data, tmp_path / "d3", DetailTrainConfig(
+        steps=1, batch=2, warmup=1, lr=1e-12, vae=str(vae), coarse=str(coarse), model=detail_cfg, init_from=str(final)))
+    start, restarted = DetailFlow.from_pretrained(final).state_dict(), DetailFlow.from_pretrained(again).state_dict()
+    assert start["out_proj.weight"].abs().max() > 0  # trained (stage 1 would start it at zero)
+    assert all(torch.allclose(start[k], restarted[k], atol=1e-6) for k in start)
