@@ -442,7 +442,8 @@ def main() -> None:
     parser.add_argument("--generation", nargs="?", const="shipped", metavar="DIR",
                         help="also score image -> shape and text -> shape with this stage-1 folder (default: shipped)")
     parser.add_argument("--detail", metavar="DIR",
-                        help="stage-2 folder for --generation (default: the shipped one when the pipeline lists it)")
+                        help="stage-2 folder for --generation, decoded by --model's VAE (default: the shipped one when "
+                             "the pipeline lists it)")
     parser.add_argument("--no-detail", action="store_true", help="--generation with stage 1 alone")
     parser.add_argument("--steps", type=int, default=25, help="flow steps for --generation")
     parser.add_argument("--guidance", type=float, default=3.0, help="guidance scale for --generation")
@@ -493,11 +494,10 @@ def main() -> None:
                       "foreign_rows": frows, "seconds": round(time.perf_counter() - t0, 1)}
         plot(summary, fsummary, out.with_name(f"{out.stem}_vae.png"))
     if args.generation:
+        from seed3d.geometry.detail import DetailFlow
         from seed3d.geometry.generate import ShapeGenerator
 
         t0 = time.perf_counter()
-        from seed3d.geometry.detail import DetailFlow
-
         coarse = weights_component("geometry_coarse") if args.generation == "shipped" else Path(args.generation)
         detail = None if args.no_detail else Path(args.detail) if args.detail else _shipped_detail()
         gen = ShapeGenerator(*_coarse_parts(coarse), vae=vae if detail else None,

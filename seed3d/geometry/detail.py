@@ -268,7 +268,8 @@ def refine(detail_model: DetailFlow, positions: torch.Tensor | np.ndarray, coars
            generator: torch.Generator | None = None, sampler: FlowSampler | None = None,
            callback: Callable[[float], None] | None = None) -> torch.Tensor:
     """Detail feats (B, M, C) at ``positions`` (B, M, 3), sampled from the coarse latent's feats re-encoded at
-    those positions (``coarse_feats``, from the VAE) noised to ``t_start`` (default: the model's config).
+    those positions (``coarse_feats``, from the VAE) noised to ``t_start`` (default: the model's config); the clean
+    ``coarse_feats`` are also the flow's coarse input at every step.
 
     Unbatched ``positions`` (M, 3) / ``coarse_feats`` (M, C) give (M, C). ``sampler`` overrides ``steps``,
     ``guidance``, ``shift`` and ``t_start``. Padding tokens (``key_mask`` False) come back as zeros."""

@@ -419,8 +419,8 @@ def support_latents(vae: ShapeVAE, data: dict[str, np.ndarray], cfg: DetailFlowC
                     progress: ProgressCallback | None = None) -> dict[str, np.ndarray]:
     """Stage 2's training pairs, per shape: the support of its true coarse grid's surface (meshed as stage 1's
     output is at inference), that coarse mesh re-encoded there (``coarse``, where sampling starts) and the shape
-    itself encoded there (``feats``, the target), padded to ``max_tokens`` with a ``mask``. Shapes whose coarse grid
-    holds no surface are left out."""
+    itself encoded there (``feats``, the target), padded to ``max_tokens`` with a ``mask``. A shape whose coarse
+    grid holds no surface gets no tokens (batches skip it)."""
     c = vae.config
     n = len(data["surface_points"])
     pos = np.zeros((n, cfg.max_tokens, 3), np.float32)
@@ -431,7 +431,7 @@ def support_latents(vae: ShapeVAE, data: dict[str, np.ndarray], cfg: DetailFlowC
         try:
             sup, coarse_feats = detail_start(vae, coarse_mesh(coarse, data["grid_sdf"][i]), cfg, seed=i)
         except EmptySurfaceError:
-            log.warning("training shape %d: its coarse grid holds no surface; left out of stage 2", i)
+            log.warning("training shape %d: its coarse grid holds no surface; stage 2 skips it", i)
             continue
         p = np.concatenate([data["surface_points"][i, : c.surface_points], data["sharp_points"][i, : c.sharp_points]])
         nr = np.concatenate([data["surface_normals"][i, : c.surface_points],
