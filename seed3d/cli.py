@@ -149,8 +149,9 @@ TRAINERS: dict[str, tuple[str, str, str, str]] = {
                         "of a built data set's train split."),
     "geometry-detail": ("seed3d.geometry.train", "DetailTrainConfig", "train_detail",
                         "Train (or resume) the stage-2 detail flow (initialised from the shipped stage 1, or "
-                        "--init-from a stage-2 model) to carry the shipped VAE's latent of each shape's true coarse "
-                        "surface, noised, to the shape's own latent at the same voxels."),
+                        "--init-from a stage-2 model) to carry the shipped VAE's latent of each shape's coarse "
+                        "surface (its true grid's, or with --coarse-from stage1 the grid stage 1 samples from its "
+                        "condition), noised, to the shape's own latent at the same voxels."),
     "pbr": ("seed3d.pbr.train", "PBRTrainConfig", "train_pbr",
             "Train (or resume) the multi-view PBR generator (albedo + metallic-roughness, MoE) and the material "
             "tagger on a built data set's rig views."),
@@ -170,6 +171,9 @@ def cmd_train(args: argparse.Namespace) -> int:
         if not hasattr(defaults, "init_from"):
             raise Seed3DError(f"--init-from does not apply to {args.train_command} (it starts from stage 1)")
         options["init_from"] = args.init_from
+    for name in ("coarse_from", "shapes", "shape_offset"):
+        if getattr(args, name, None) is not None:
+            options[name] = getattr(args, name)
     if getattr(args, "tagger_steps", None) is not None:
         options["tagger_steps"] = args.tagger_steps
     if getattr(args, "tagger_size", None) is not None:
@@ -543,6 +547,13 @@ def build_parser() -> argparse.ArgumentParser:
         t.add_argument("--max-minutes", type=float, help="stop and save after this much wall time")
         t.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="device (default cpu)")
         t.add_argument("--init-from", metavar="DIR", help="start a fresh run from a saved model's weights")
+        if name == "geometry-detail":
+            t.add_argument("--coarse-from", choices=("truth", "stage1"),
+                           help="each shape's coarse grid: its true one, or stage 1's sample from the shape's own "
+                                "condition (default: the training config's, truth)")
+            t.add_argument("--shapes", type=_positive, help="train shapes used (default: the training config's)")
+            t.add_argument("--shape-offset", type=_non_negative,
+                           help="first train shape used (2560 skips the shapes stage 1 trained on; default 0)")
         if name == "pbr":
             t.add_argument("--tagger-only", action="store_true",
                            help="train only the material tagger (from --init-from's); keep --init-from's generator")

@@ -17,6 +17,7 @@ Resumable, logged and saved through ``seed3d.nn.trainer.train_loop``; batches de
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import math
 from dataclasses import dataclass, field
@@ -40,7 +41,7 @@ from seed3d.geometry.generate import coarse_mesh
 from seed3d.geometry.vae import ShapeVAE, ShapeVAEConfig, sdf_loss
 from seed3d.nn import mlp
 from seed3d.nn.dit import pad_tokens
-from seed3d.nn.flow import flow_loss, interpolate, sample_timesteps
+from seed3d.nn.flow import FlowSampler, flow_loss, interpolate, sample_timesteps
 from seed3d.nn.trainer import TrainConfig, check_device, train_loop, warm_start
 from seed3d.typed import PathType, ProgressCallback
 
@@ -390,7 +391,13 @@ class DetailTrainConfig(TrainConfig):
     init_from: str | None = None
     """Start a fresh run from a saved stage-2 model folder instead of stage 1 (new input columns start at zero)."""
     shapes: int | None = 2560
-    """Train shapes used, the split's first N (stage 1 trained on the first 2,560; None: all)."""
+    """Train shapes used: N of the split from ``shape_offset`` on (stage 1 trained on the first 2,560; None: all)."""
+    shape_offset: int = 0
+    """The first train shape used (2,560 skips the shapes stage 1 was trained on)."""
+    coarse_from: str = "truth"
+    """Where each shape's coarse grid comes from: ``truth`` (its own 16³ grid) or ``stage1`` (a grid the stage-1
+    flow samples from the shape's own condition, with the pipeline's default steps and guidance -- what stage 2
+    refines at inference, errors included)."""
     image_share: float = 0.4
     """Share of samples conditioned on an image only."""
     text_share: float = 0.3
@@ -399,6 +406,12 @@ class DetailTrainConfig(TrainConfig):
     """Share trained with the null condition."""
     model: DetailFlowConfig = field(default_factory=DetailFlowConfig)
     """Flow sizes and support settings (trunk sizes must match stage 1)."""
+
+    def __post_init__(self) -> None:
+        if self.coarse_from not in ("truth", "stage1"):
+            raise InvalidInputError(f"coarse_from must be 'truth' or 'stage1', got {self.coarse_from!r}")
+        if self.shape_offset < 0:
+            raise InvalidInputError(f"shape_offset must be >= 0, got {self.shape_offset}")
 
 
 class DetailModel(nn.Module):
@@ -417,10 +430,10 @@ class DetailModel(nn.Module):
 
 def support_latents(vae: ShapeVAE, data: dict[str, np.ndarray], cfg: DetailFlowConfig, coarse: CoarseFlowConfig,
                     progress: ProgressCallback | None = None) -> dict[str, np.ndarray]:
-    """Stage 2's training pairs, per shape: the support of its true coarse grid's surface (meshed as stage 1's
-    output is at inference), that coarse mesh re-encoded there (``coarse``, where sampling starts) and the shape
-    itself encoded there (``feats``, the target), padded to ``max_tokens`` with a ``mask``. A shape whose coarse
-    grid holds no surface gets no tokens (batches skip it)."""
+    """Stage 2's training pairs, per shape: the support of its coarse grid's surface (``data["grid_sdf"]``: the
+    true grid or stage 1's sample of it, meshed as stage 1's output is at inference), that coarse mesh re-encoded
+    there (``coarse``, where sampling starts) and the shape itself encoded there (``feats``, the target), padded to
+    ``max_tokens`` with a ``mask``. A shape whose coarse grid holds no surface gets no tokens (batches skip it)."""
     c = vae.config
     n = len(data["surface_points"])
     pos = np.zeros((n, cfg.max_tokens, 3), np.float32)
@@ -447,6 +460,38 @@ def support_latents(vae: ShapeVAE, data: dict[str, np.ndarray], cfg: DetailFlowC
         if progress is not None and (i % 16 == 15 or i == n - 1):
             progress((i + 1) / n, f"encoded supports {i + 1}/{n}")
     return {"positions": pos, "mask": mask, "feats": feats, "coarse": start}
+
+
+def sampled_grids(coarse: CoarseFlow, conditioner: ShapeConditioner, views: dict[str, np.ndarray],
+                  text: tuple[np.ndarray, np.ndarray], cfg: DetailTrainConfig, batch: int = 32,
+                  progress: ProgressCallback | None = None) -> np.ndarray:
+    """Stage 1's grids (N, G, G, G) of the given shapes, each sampled from the shape's own condition: one of its
+    views recentred as at inference and / or its description (``cfg``'s shares, never the null), with the
+    pipeline's default steps and guidance. Deterministic in ``cfg.seed``."""
+    from seed3d.condition.image import preprocess_rgba, to_tensor
+    from seed3d.geometry.generate import GenerateOptions
+
+    opts = GenerateOptions()
+    sampler = FlowSampler(num_steps=opts.steps, guidance_scale=opts.guidance)
+    n = len(views["cond_rgb"])
+    grids = np.zeros((n, *[coarse.config.grid] * 3), np.float32)
+    for s in range(0, n, batch):
+        idx = np.arange(s, min(s + batch, n))
+        rng = np.random.default_rng([cfg.seed, s])
+        view = rng.integers(0, views["cond_rgb"].shape[1], len(idx))
+        images = to_tensor([preprocess_rgba(views["cond_rgb"][i, v], views["cond_alpha"][i, v],
+                                            views["cond_background"][i, v], size=conditioner.image_size)
+                            for i, v in zip(idx, view, strict=True)])
+        mode = rng.random(len(idx))
+        with torch.no_grad():
+            cond, mask = conditioner(images, torch.from_numpy(text[0][idx].astype(np.float32)),
+                                     torch.from_numpy(text[1][idx]), torch.from_numpy(mode < 1 - cfg.text_share),
+                                     torch.from_numpy(mode >= cfg.image_share))
+            gen = torch.Generator().manual_seed(int(rng.integers(1 << 62)))
+            grids[idx] = coarse.generate(cond, mask, sampler=sampler, generator=gen).float().numpy()
+        if progress is not None:
+            progress(idx[-1] / n, f"stage-1 grids {idx[-1] + 1}/{n}")
+    return grids
 
 
 def make_detail_batch(latents: dict[str, np.ndarray], views: dict[str, np.ndarray],
@@ -501,23 +546,34 @@ def train_detail(data: PathType, out: PathType, config: DetailTrainConfig | None
     out = Path(out)
     key = f"{_sha256(vae_dir / 'model.safetensors')[:12]}-{_sha256(coarse_dir / 'flow' / 'config.json')[:8]}-" \
           f"{cfg.model.resolution}-{cfg.model.dilation}-{cfg.model.max_tokens}-{cfg.shapes or 'all'}"
+    if cfg.shape_offset:
+        key += f"-from{cfg.shape_offset}"
+    if cfg.coarse_from == "stage1":  # the sampled grids depend on stage 1's weights and the seed
+        key += f"-stage1-{_sha256(coarse_dir / 'flow' / 'model.safetensors')[:8]}-" \
+               f"{_sha256(coarse_dir / 'conditioner' / 'model.safetensors')[:8]}-{cfg.seed}"
     cache = out / f"supports-{key}.npz"
-    first = slice(None, cfg.shapes)
+    first = slice(cfg.shape_offset, None if cfg.shapes is None else cfg.shape_offset + cfg.shapes)
+    views = {k: v[first] for k, v in load_views(data, "train").items()}
+    if not len(views["description"]):
+        raise InvalidInputError(f"{data}: no train shapes from shape_offset {cfg.shape_offset} on")
+    text = encode_token_arrays([str(d) for d in views["description"]], progress=progress,
+                               message="encoding descriptions")
     if cache.is_file():
         with np.load(cache) as z:
             latents = {k: z[k] for k in z.files}
     else:
-        geo = load_geometry(data, "train", fields=(*VAE_FIELDS[:5], "grid_sdf"))
-        latents = support_latents(ShapeVAE.from_pretrained(vae_dir).eval(), {k: v[first] for k, v in geo.items()},
-                                  cfg.model, coarse.config, progress)
+        geo = {k: v[first] for k, v in load_geometry(data, "train", fields=(*VAE_FIELDS[:5], "grid_sdf")).items()}
+        if cfg.coarse_from == "stage1":
+            geo["grid_sdf"] = sampled_grids(coarse.eval(), model.conditioner, views, text, cfg, progress=progress)
+        latents = support_latents(ShapeVAE.from_pretrained(vae_dir).eval(), geo, cfg.model, coarse.config, progress)
         out.mkdir(parents=True, exist_ok=True)
         with atomic_file(cache) as tmp, open(tmp, "wb") as f:
             np.savez(f, **latents)
     latent_scale = float(latents["feats"][latents["mask"]].std())
+    if cfg.init_from:  # keep the units the warm start was trained in
+        extra = json.loads((Path(cfg.init_from) / "config.json").read_text()).get("extra", {})
+        latent_scale = float(extra.get("latent_scale", latent_scale))
     model.flow.config.extra = {**model.flow.config.extra, "latent_scale": latent_scale}
-    views = {k: v[first] for k, v in load_views(data, "train").items()}
-    text = encode_token_arrays([str(d) for d in views["description"]], progress=progress,
-                               message="encoding descriptions")
     augmenter = ViewAugmenter(AugmentConfig(size=model.conditioner.image_size))
 
     def init() -> None:

@@ -208,3 +208,58 @@ def test_stage2_training_starts_from_stage1_and_generation_uses_it(trained: tupl
     start, restarted = DetailFlow.from_pretrained(final).state_dict(), DetailFlow.from_pretrained(again).state_dict()
     assert start["out_proj.weight"].abs().max() > 0  # trained (stage 1 would start it at zero)
     assert all(torch.allclose(start[k], restarted[k], atol=1e-6) for k in start)
+
+
+def test_stage2_can_train_on_stage1s_own_samples(trained: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    from seed3d.geometry.coarse import CoarseFlow
+    from seed3d.geometry.train import DetailTrainConfig, load_grids, load_views, sampled_grids, train_detail
+
+    data, vae, coarse = trained
+    with pytest.raises(InvalidInputError, match="coarse_from"):
+        DetailTrainConfig(coarse_from="noise")
+    with pytest.raises(InvalidInputError, match="shape_offset"):
+        DetailTrainConfig(shape_offset=-1)
+    # the grids are the stage-1 flow's samples from each shape's condition, reproducible from the seed
+    flow, cond = CoarseFlow.from_pretrained(coarse / "flow"), ShapeConditioner.from_pretrained(coarse / "conditioner")
+    views = load_views(data, "train")
+    text = (np.random.default_rng(0).standard_normal((3, 4, 384)).astype(np.float16), np.ones((3, 4), bool))
+    a, b = (sampled_grids(flow, cond, views, text, DetailTrainConfig(coarse_from="stage1"), batch=2) for _ in range(2))
+    assert a.shape == (3, 8, 8, 8) and np.array_equal(a, b)
+    assert not np.array_equal(a, sampled_grids(flow, cond, views, text, DetailTrainConfig(seed=1), batch=2))
+    assert not np.allclose(a, load_grids(data, "train", 8))
+    detail_cfg = DetailFlowConfig(latent_dim=8, width=32, depth=1, heads=2, cond_dim=32, resolution=8, dilation=0,
+                                  max_tokens=24)
+    settings = {"steps": 1, "batch": 2, "warmup": 1, "vae": str(vae), "coarse": str(coarse), "model": detail_cfg}
+    with pytest.raises(InvalidInputError, match="no train shapes from shape_offset 3"):
+        train_detail(data, tmp_path / "none", DetailTrainConfig(shape_offset=3, **settings))  # type: ignore[arg-type]
+    supports = {}
+    for source in ("stage1", "truth"):
+        final = train_detail(data, tmp_path / source, DetailTrainConfig(coarse_from=source, shape_offset=1,
+                                                                        **settings))  # type: ignore[arg-type]
+        assert json.loads((final / "training.json").read_text())["train_shapes"] == 2  # shapes 1 and 2 of 3
+        (cache,) = (tmp_path / source).glob("supports-*.npz")
+        assert ("stage1" in cache.name) == (source == "stage1") and "from1" in cache.name
+        supports[source] = dict(np.load(cache))
+    # the support (where stage 2 works) follows the sampled grid, the target is the true shape encoded there
+    assert not np.array_equal(supports["stage1"]["positions"], supports["truth"]["positions"])
+
+
+def test_cli_train_geometry_detail_passes_its_coarse_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import seed3d.geometry.train as train_module
+    from seed3d.cli import main
+    from seed3d.geometry.train import DetailTrainConfig
+
+    seen: list[DetailTrainConfig] = []
+
+    def fake_train(data: object, out: object, config: DetailTrainConfig, progress: object = None) -> Path:
+        seen.append(config)
+        return tmp_path
+
+    monkeypatch.setattr(train_module, "train_detail", fake_train)
+    assert main(["train", "geometry-detail", "--out", str(tmp_path / "a"), "--coarse-from", "stage1",
+                 "--shape-offset", "2560", "--shapes", "1280"]) == 0
+    assert main(["train", "geometry-detail", "--out", str(tmp_path / "b")]) == 0
+    assert (seen[0].coarse_from, seen[0].shape_offset, seen[0].shapes) == ("stage1", 2560, 1280)
+    assert (seen[1].coarse_from, seen[1].shape_offset, seen[1].shapes) == ("truth", 0, DetailTrainConfig().shapes)
+    with pytest.raises(SystemExit):
+        main(["train", "geometry-detail", "--coarse-from", "noise"])
