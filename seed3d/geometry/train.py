@@ -490,7 +490,7 @@ def sampled_grids(coarse: CoarseFlow, conditioner: ShapeConditioner, views: dict
             gen = torch.Generator().manual_seed(int(rng.integers(1 << 62)))
             grids[idx] = coarse.generate(cond, mask, sampler=sampler, generator=gen).float().numpy()
         if progress is not None:
-            progress(idx[-1] / n, f"stage-1 grids {idx[-1] + 1}/{n}")
+            progress((idx[-1] + 1) / n, f"stage-1 grids {idx[-1] + 1}/{n}")
     return grids
 
 
