@@ -1,24 +1,28 @@
 """SDF decoding speed: our sparse-routed decoder against a global-attention vecset decoder, side by side.
 
-Run: ``python eval/bench_decoder.py [--tokens 512 2048 4096] [--queries 65536] [--repeats 3]`` → prints a table
-and writes eval/results/decoder.json and eval/results/decoder.png.
+Run: ``python eval/bench_decoder.py [--tokens 512 2048 4096] [--queries 65536] [--repeats 3]`` → prints a
+table and writes eval/results/decoder.json and eval/results/decoder.png.
 
 The baseline is the 3DShape2VecSet / Hunyuan3D-2.1 decoder shape: every query (Fourier features -> width)
 cross-attends to *all* M latent tokens (torch SDPA), then an MLP gives the SDF. Ours routes each query to the
-``route_candidates`` tokens of its routing cell and decodes in dense blocks (``ShapeVAE.decode_cells``). Both use
-the default VAE config's width and heads at each token count, and both get the token keys/values precomputed
-once per shape (as extraction does), so the figure is the per-query cost. Queries are what surface extraction
-asks for: ``--queries`` points within 0.03 of a sphere of radius 0.7 whose surface carries the M anchors,
-decoded in batches of 65,536. Weights are random (speed does not depend on them).
+``route_candidates`` tokens of its routing cell and decodes in dense blocks (``ShapeVAE.decode_cells``). Ours
+has the shipped VAE's config (``--vae``, default weights/geometry-vae: its query path and routing), the baseline
+its width and heads, at each token count; both get the token keys/values precomputed once per shape (as
+extraction does), so the figure is the per-query cost. Queries are what surface extraction asks for:
+``--queries`` points within 0.03 of a sphere of radius 0.7 whose surface carries the M anchors, decoded in
+batches of 65,536. Weights are random (speed does not depend on them).
 
-The ``ceiling`` column times our per-query layers alone (Fourier features, query MLP, query and output
-projections, SDF head: everything but the routed attention), so ``global / ceiling`` is the most any routing
-could gain over the baseline at this width.
+The ``ceiling`` column times our per-query layers alone (Fourier features, query projection, SDF head and, on
+the full query path, the query MLP and output projection: everything but the routed attention), in blocks of
+``DECODE_BLOCK`` queries as ``decode_cells`` runs them. The ``light``
+column times the same config with the light query path (``ShapeVAEConfig.light_queries``: one linear map in, no
+output projection, a narrow head), which no shipped model has yet: what that path would buy once trained.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import platform
 import time
@@ -30,7 +34,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from seed3d.asset import atomic_file
-from seed3d.geometry.vae import ShapeLatent, ShapeVAE, ShapeVAEConfig
+from seed3d.geometry.vae import DECODE_BLOCK, ShapeLatent, ShapeVAE
 from seed3d.nn import FourierEmbed, mlp
 
 RESULTS = Path(__file__).parent / "results"
@@ -88,11 +92,13 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=65536)
     parser.add_argument("--batch", type=int, default=65536, help="queries per decoder call")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--vae", default="weights/geometry-vae", help="VAE folder whose config is timed")
     parser.add_argument("--out", default=str(RESULTS / "decoder.json"))
     args = parser.parse_args()
     torch.manual_seed(0)
-    cfg = ShapeVAEConfig()
+    cfg = ShapeVAE.config_from_pretrained(args.vae)
     ours = ShapeVAE(cfg).eval()
+    light = ShapeVAE(dataclasses.replace(cfg, light_queries=True)).eval()
     base = GlobalVecsetDecoder(cfg.width, cfg.heads).eval()
     queries = _sphere(args.queries, band=0.03)[None]
     rows = []
@@ -100,35 +106,42 @@ def main() -> None:
         anchors = _sphere(m)[None]
         latent = ShapeLatent(anchors, torch.randn(1, m, cfg.latent_dim))
         with torch.no_grad():
-            kv_ours = ours.tokens(latent)
+            kv_ours, kv_light = ours.tokens(latent), light.tokens(latent)
             kv_base = base.project(torch.randn(1, m, cfg.width))
 
-            def run_ours(anchors: torch.Tensor = anchors, kv: torch.Tensor = kv_ours) -> None:
+            def run_ours(anchors: torch.Tensor = anchors, kv: torch.Tensor = kv_ours, model: ShapeVAE = ours) -> None:
                 cache: dict[str, object] = {}  # fresh per run: the cells' token lists are built every time
                 for s in range(0, args.queries, args.batch):
-                    ours.decode_cells(kv, anchors, queries[0, s: s + args.batch], cache=cache)
+                    model.decode_cells(kv, anchors, queries[0, s: s + args.batch], cache=cache)
+
+            def run_light(anchors: torch.Tensor = anchors, kv: torch.Tensor = kv_light) -> None:
+                run_ours(anchors, kv, light)
 
             def run_base(kv: torch.Tensor = kv_base) -> None:
                 for s in range(0, args.queries, args.batch):
                     base(kv, queries[:, s: s + args.batch])
 
             def run_layers() -> None:
-                for s in range(0, args.queries, args.batch):
-                    q = queries[0, s: s + args.batch]
-                    x = ours.query_in(ours.position_embed(q))
-                    ours.head(x + ours.route.out(ours.route.q(x) + ours.route.value_offset(q)))
+                for s in range(0, args.queries, DECODE_BLOCK):  # in blocks, as decode_cells runs them
+                    q = queries[0, s: s + DECODE_BLOCK]
+                    qx, res = ours.query_features(q)
+                    ours.query_sdf(qx, q, res)
 
             t_ours, t_base = _time(run_ours, args.repeats), _time(run_base, args.repeats)
-            t_layers = _time(run_layers, args.repeats)
+            t_layers, t_light = _time(run_layers, args.repeats), _time(run_light, args.repeats)
         row = {"tokens": m, "routing_grid": ours.routing_grid(m), "ours_queries_per_s": round(args.queries / t_ours),
                "global_queries_per_s": round(args.queries / t_base), "speedup": round(t_base / t_ours, 2),
-               "ceiling_queries_per_s": round(args.queries / t_layers), "ceiling_speedup": round(t_base / t_layers, 2)}
+               "ceiling_queries_per_s": round(args.queries / t_layers), "ceiling_speedup": round(t_base / t_layers, 2),
+               "light_queries_per_s": round(args.queries / t_light), "light_speedup": round(t_base / t_light, 2)}
         rows.append(row)
         print(f"M={m:5d}  ours {row['ours_queries_per_s']:>9,d} q/s  global {row['global_queries_per_s']:>9,d} q/s  "
-              f"speed-up {row['speedup']:5.2f}x  (per-query layers alone: {row['ceiling_speedup']:5.2f}x)", flush=True)
+              f"speed-up {row['speedup']:5.2f}x  (per-query layers alone: {row['ceiling_speedup']:5.2f}x; "
+              f"light query path: {row['light_speedup']:5.2f}x)", flush=True)
     doc = {"benchmark": "SDF decoder queries per second: sparse-routed (ours) vs global-attention vecset baseline",
-           "command": "python eval/bench_decoder.py", "width": cfg.width, "heads": cfg.heads,
-           "route_candidates": cfg.route_candidates, "queries": args.queries, "batch": args.batch,
+           "command": "python eval/bench_decoder.py", "vae": args.vae, "width": cfg.width, "heads": cfg.heads,
+           "light_queries": cfg.light_queries, "route_cells": cfg.route_cells, "route_candidates": cfg.route_candidates,
+           "route_grid_max": cfg.route_grid_max,
+           "queries": args.queries, "batch": args.batch,
            "threads": torch.get_num_threads(), "machine": platform.processor() or platform.machine(),
            "torch": torch.__version__, "rows": rows}
     out = Path(args.out)
@@ -144,16 +157,17 @@ def _plot(rows: list[dict[str, Any]], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(5, 3.2), dpi=120)
+    fig, ax = plt.subplots(figsize=(5, 4.0), dpi=120)
     m = [r["tokens"] for r in rows]
     ax.plot(m, [r["ours_queries_per_s"] for r in rows], "o-", label="sparse-routed (ours)")
     ax.plot(m, [r["global_queries_per_s"] for r in rows], "s-", label="global attention (vecset)")
     ax.plot(m, [r["ceiling_queries_per_s"] for r in rows], "k:", label="ours without attention (ceiling)")
+    ax.plot(m, [r["light_queries_per_s"] for r in rows], "^--", label="ours, light query path (untrained)")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("latent tokens")
     ax.set_ylabel("SDF queries / s (CPU)")
-    ax.legend()
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
     ax.grid(alpha=0.3)
     fig.tight_layout()
     with atomic_file(path) as tmp:

@@ -5,6 +5,7 @@
 #
 #   OUT=/tmp/gpu BUDGET_S=540 scripts/gpu_train.sh                       # both models
 #   OUT=/tmp/gpu BUDGET_S=540 MODELS=geometry-vae scripts/gpu_train.sh  # one of them, with the whole GPU
+#   VAE_ARGS="--decoder-only --model-option light_queries=true" ...      # more options of the VAE's run
 #
 # Made for a bare CUDA machine whose python3 has torch, numpy, scipy, safetensors and tqdm: the one missing
 # package, manifold3d, comes as a wheel in .whl/ (ignored by git), fetched beforehand for that python, e.g.
@@ -28,6 +29,7 @@ VAE_BATCH=${VAE_BATCH:-32}
 SEG_BATCH=${SEG_BATCH:-32}
 PROBE=${PROBE:-60}
 MODELS=${MODELS:-geometry-vae part-seg}   # which of the two to train
+VAE_ARGS=${VAE_ARGS:-}         # further options of seed3d train geometry-vae
 WORK=${WORK:-/tmp/seed3d-gpu}
 T0=$(date +%s)
 elapsed() { echo $(( $(date +%s) - T0 )); }
@@ -56,15 +58,15 @@ while [ $count -eq 0 ] || { [ $count -lt "$MAX_COUNT" ] && [ "$(elapsed)" -lt "$
 done
 
 # 2. probe both trainers together, then size each run to end inside the budget
-train() {  # name out batch lr steps
+train() {  # name out batch lr steps [options]
   seed3d train "$1" --data "$WORK/data" --out "$WORK/$1" --device "$DEVICE" --batch "$3" --lr "$4" --steps "$5" \
-    --init-from "weights/$2" --max-minutes "$(python3 -c "print(($BUDGET_S - $(elapsed) - 25) / 60)")" \
+    --init-from "weights/$2" --max-minutes "$(python3 -c "print(($BUDGET_S - $(elapsed) - 25) / 60)")" "${@:6}" \
     > "$WORK/$1.out" 2>&1
 }
 train_all() {  # steps per model name (probe: PROBE for each), all models side by side
   for name in $MODELS; do
     case $name in
-      geometry-vae) train geometry-vae geometry-vae "$VAE_BATCH" 5e-4 "${1:-$PROBE}" & ;;
+      geometry-vae) train geometry-vae geometry-vae "$VAE_BATCH" 5e-4 "${1:-$PROBE}" $VAE_ARGS & ;;  # split on spaces
       part-seg) train part-seg part-segmenter "$SEG_BATCH" 7e-4 "${2:-$PROBE}" & ;;
       *) echo "unknown model $name"; exit 1 ;;
     esac

@@ -174,6 +174,10 @@ def cmd_train(args: argparse.Namespace) -> int:
     for name in ("coarse_from", "shapes", "shape_offset"):
         if getattr(args, name, None) is not None:
             options[name] = getattr(args, name)
+    if getattr(args, "decoder_only", False):
+        options["decoder_only"] = True
+    if getattr(args, "model_option", None):
+        options["model"] = _model_options(type(defaults.model), args.model_option)
     if getattr(args, "tagger_steps", None) is not None:
         options["tagger_steps"] = args.tagger_steps
     if getattr(args, "tagger_size", None) is not None:
@@ -192,6 +196,27 @@ def cmd_train(args: argparse.Namespace) -> int:
         close()
     print(f"model {final}")
     return 0
+
+
+def _model_options(config_class: type, items: Sequence[str]) -> Any:
+    """A model config of ``config_class`` with ``KEY=VALUE`` overrides (values read as JSON, else as text)."""
+    import dataclasses
+
+    fields = {f.name for f in dataclasses.fields(config_class)}
+    values: dict[str, Any] = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep or key not in fields:
+            raise Seed3DError(f"--model-option {item!r}: expected KEY=VALUE with KEY one of "
+                              f"{', '.join(sorted(fields))}")
+        try:
+            values[key] = json.loads(text)
+        except json.JSONDecodeError:
+            values[key] = text
+    try:
+        return config_class(**values)
+    except (TypeError, ValueError) as exc:
+        raise Seed3DError(f"--model-option: {exc}") from exc
 
 
 def _stage_progress(desc: str, stages: Sequence[str]) -> tuple[Callable[[str, float, str], None], Callable[[], None]]:
@@ -547,6 +572,13 @@ def build_parser() -> argparse.ArgumentParser:
         t.add_argument("--max-minutes", type=float, help="stop and save after this much wall time")
         t.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="device (default cpu)")
         t.add_argument("--init-from", metavar="DIR", help="start a fresh run from a saved model's weights")
+        if name == "geometry-vae":
+            t.add_argument("--decoder-only", action="store_true",
+                           help="train the decoder alone, the encoder kept from --init-from (its latents keep their "
+                                "meaning, so the flows trained on them stay valid)")
+            t.add_argument("--model-option", action="append", metavar="KEY=VALUE",
+                           help="set a field of the model config, e.g. light_queries=true (repeatable; default: "
+                                "the model's defaults)")
         if name == "geometry-detail":
             t.add_argument("--coarse-from", choices=("truth", "stage1"),
                            help="each shape's coarse grid: its true one, or stage 1's sample from the shape's own "

@@ -13,7 +13,9 @@ into a grid whose cells shrink as tokens get denser (about one cell per token sp
 of them -- with a learned per-head penalty on its squared distance to each anchor and the anchor-to-query offset
 added to the values. A query therefore costs the same at 256 or 4,096 tokens. Queries of one cell share their
 tokens, so large query sets (surface extraction) are decoded cell by cell as small dense attention blocks;
-training decodes each query on its own. Both give the same numbers.
+training decodes each query on its own. Both give the same numbers. The per-query layers around the attention
+are either an MLP in, an output projection and an MLP head (the full path), or, with ``light_queries``, one
+linear map in and a narrow head -- a fifth of the per-query arithmetic at the default sizes.
 
 The token budget is chosen at inference (``num_tokens``); training draws it per step from ``token_choices``.
 Frames: the data set's normalised cube [-1, 1]^3 (an asset's longest side spans 1.8), SDF negative inside.
@@ -30,6 +32,9 @@ from torch import nn
 
 from seed3d.errors import InvalidInputError
 from seed3d.nn import CrossBlock, FourierEmbed, PretrainedMixin, SelfBlock, farthest_point_sample, gather, knn, mlp
+
+DECODE_BLOCK = 2048
+"""Queries ``decode_cells`` works on at a time (its intermediates then stay in a CPU's cache)."""
 
 
 @dataclass
@@ -74,7 +79,17 @@ class ShapeVAEConfig:
     route_candidates: int = 16
     """Tokens each SDF query attends to: the anchors nearest the centre of its routing cell."""
     route_cells: float = 1.0
-    """Routing grid cells per axis = this x sqrt(token count), rounded to a power of two (within 4..128)."""
+    """Routing grid cells per axis = this x sqrt(token count), rounded to a power of two (within 4 and
+    ``route_grid_max``)."""
+    route_grid_max: int = 32
+    """Most routing cells per axis (a power of two): beyond it, more tokens make cells fuller, not smaller, so
+    large token counts decode in fewer, larger blocks."""
+    light_queries: bool = False
+    """The light per-query path: one linear map of a query's Fourier features gives its attention query and a
+    residual, no output projection, and an SDF head ``width -> head_width -> 1``; otherwise an MLP in, an output
+    projection and a ``width -> width -> 1`` head (v3 and before)."""
+    head_width: int = 64
+    """Hidden width of the light path's SDF head."""
     truncation: float = 0.1
     """SDF truncation (normalised units): targets and outputs are clamped to +-truncation."""
     logvar_clamp: tuple[float, float] = (-12.0, 4.0)
@@ -88,6 +103,8 @@ class ShapeVAEConfig:
         self.logvar_clamp = (float(self.logvar_clamp[0]), float(self.logvar_clamp[1]))
         if self.width % self.heads:
             raise InvalidInputError(f"width {self.width} is not divisible by {self.heads} heads")
+        if self.route_grid_max < 4 or self.route_grid_max & (self.route_grid_max - 1):
+            raise InvalidInputError(f"route_grid_max must be a power of two of at least 4, got {self.route_grid_max}")
 
 
 @dataclass
@@ -119,13 +136,14 @@ class RoutedAttention(nn.Module):
     """Attention of queries over a few tokens each, with a per-head squared-distance penalty (scaled by token
     density) and the anchor-to-query offset added to the values (folded into the projected values)."""
 
-    def __init__(self, dim: int, heads: int) -> None:
+    def __init__(self, dim: int, heads: int, projections: bool = True) -> None:
         super().__init__()
         self.heads = heads
-        self.q = nn.Linear(dim, dim)
+        if projections:  # query and output projections (the light query path does without)
+            self.q = nn.Linear(dim, dim)
+            self.out = nn.Linear(dim, dim)
         self.kv = nn.Linear(dim, 2 * dim)
         self.value_offset = nn.Linear(3, dim, bias=False)
-        self.out = nn.Linear(dim, dim)
         self.log_beta = nn.Parameter(torch.full((heads,), math.log(40.0)))
 
     def project(self, tokens: torch.Tensor, anchors: torch.Tensor) -> torch.Tensor:
@@ -149,11 +167,6 @@ class RoutedAttention(nn.Module):
         y = F.scaled_dot_product_attention(qx.view(split).transpose(1, 2), k.view(split).transpose(1, 2),
                                            v.view(split).transpose(1, 2), attn_mask=bias)
         return y.transpose(1, 2).reshape(n, s, c)
-
-    def forward(self, x: torch.Tensor, xyz: torch.Tensor, kv: torch.Tensor, anchors: torch.Tensor,
-                density: float) -> torch.Tensor:
-        """Queries ``x`` (N, S, C) at ``xyz`` (N, S, 3) attend to their group's tokens (see ``attend``)."""
-        return self.out(self.attend(self.q(x), xyz, kv, anchors, density) + self.value_offset(xyz))
 
 
 class ShapeVAE(nn.Module, PretrainedMixin):
@@ -180,9 +193,18 @@ class ShapeVAE(nn.Module, PretrainedMixin):
         self.latent_pos = mlp([pd, w, w])
         self.decoder = nn.ModuleList(SelfBlock(w, cfg.heads) for _ in range(cfg.decoder_depth))
         self.token_norm = nn.LayerNorm(w)
-        self.query_in = mlp([pd, w, w])
-        self.route = RoutedAttention(w, cfg.heads)
-        self.head = nn.Sequential(nn.LayerNorm(w), mlp([w, w, 1]))
+        self.route = RoutedAttention(w, cfg.heads, projections=not cfg.light_queries)
+        if cfg.light_queries:
+            self.query_in: nn.Module = nn.Linear(pd, 2 * w)
+            self.head = nn.Sequential(nn.LayerNorm(w), mlp([w, cfg.head_width, 1]))
+        else:
+            self.query_in = mlp([pd, w, w])
+            self.head = nn.Sequential(nn.LayerNorm(w), mlp([w, w, 1]))
+
+    def encoder_modules(self) -> nn.ModuleList:
+        """The modules that make the latent (frozen when the decoder trains alone)."""
+        return nn.ModuleList([self.point_in, self.anchor_in, self.local, self.encoder, self.encoder_norm,
+                              self.to_posterior])
 
     def num_parameters(self) -> int:
         """Number of parameters."""
@@ -252,9 +274,9 @@ class ShapeVAE(nn.Module, PretrainedMixin):
         return self.route.project(self.token_norm(x), latent.anchors)
 
     def routing_grid(self, num_tokens: int) -> int:
-        """Routing grid cells per axis for ``num_tokens`` tokens (a power of two in 4..128)."""
+        """Routing grid cells per axis for ``num_tokens`` tokens (a power of two in 4..``route_grid_max``)."""
         g = 2 ** round(math.log2(max(self.config.route_cells * math.sqrt(num_tokens), 1.0)))
-        return int(min(max(g, 4), 128))
+        return int(min(max(g, 4), self.config.route_grid_max))
 
     def _cells(self, queries: torch.Tensor, grid: int) -> torch.Tensor:
         cell = ((queries.clamp(-1.0, 1.0 - 1e-6) + 1.0) * (grid / 2.0)).long()
@@ -276,22 +298,38 @@ class ShapeVAE(nn.Module, PretrainedMixin):
         on its own (the training path)."""
         b, q, _ = queries.shape
         idx = self.route_queries(queries, anchors)
-        x = self.query_in(self.position_embed(queries))
+        qx, res = self.query_features(queries)
         kv = gather(tokens, idx).flatten(0, 1)
         a = gather(anchors, idx).flatten(0, 1)
-        y = self.route(x.reshape(b * q, 1, -1), queries.reshape(b * q, 1, 3), kv, a, anchors.shape[1] / 256.0)
-        return self.head(x + y.view(b, q, -1))[..., 0]
+        y = self.route.attend(qx.reshape(b * q, 1, -1), queries.reshape(b * q, 1, 3), kv, a, anchors.shape[1] / 256.0)
+        return self.query_sdf(y.view(b, q, -1), queries, res)
+
+    def query_features(self, xyz: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Projected attention queries and residual features (..., C) of query points ``xyz`` (..., 3)."""
+        x = self.query_in(self.position_embed(xyz))
+        if self.config.light_queries:
+            q, res = x.chunk(2, dim=-1)
+            return q, res
+        return self.route.q(x), x
+
+    def query_sdf(self, attended: torch.Tensor, xyz: torch.Tensor, res: torch.Tensor) -> torch.Tensor:
+        """SDF (...) of queries at ``xyz`` (..., 3) from their attention output (before any projection) and
+        residual features (see ``query_features``). The light path's residual also carries the query's side of
+        the anchor-to-query offset (its Fourier features include the position)."""
+        if self.config.light_queries:
+            return self.head(res + attended)[..., 0]
+        return self.head(res + self.route.out(attended + self.route.value_offset(xyz)))[..., 0]
 
     def decode_cells(self, tokens: torch.Tensor, anchors: torch.Tensor, queries: torch.Tensor,
-                     group: int = 64, cache: dict[str, object] | None = None) -> torch.Tensor:
+                     group: int = 64, block: int = DECODE_BLOCK, cache: dict[str, object] | None = None
+                     ) -> torch.Tensor:
         """Truncated SDF (Q,) of ONE shape (``tokens`` (1, M, 2C), ``anchors`` (1, M, 3)) at ``queries`` (Q, 3),
         in dense attention blocks. Same numbers as ``decode_tokens``; ``cache`` keeps each cell's token list
         between calls.
 
-        Queries are sorted by routing block (2³ routing cells when cells hold few queries, else one cell); a
-        block's queries attend, up to ``group`` at a time, to the union of its cells' token lists with every
-        token outside a query's own cell list masked out. Query projections run once per query; only the
-        attention sees the padded blocks."""
+        Queries are sorted by routing cell; a cell's queries attend to its token list together, up to ``group``
+        at a time (fewer when cells hold few queries, so padding stays small). The work runs ``block`` queries
+        at a time so that its intermediates stay in the CPU's cache."""
         m = anchors.shape[1]
         grid = self.routing_grid(m)
         k = min(self.config.route_candidates, m)
@@ -301,7 +339,8 @@ class ShapeVAE(nn.Module, PretrainedMixin):
         table = cache.get("table")
         if not isinstance(table, torch.Tensor):
             table = cache["table"] = torch.full((grid ** 3, k), -1, dtype=torch.long, device=dev)
-        ucell = torch.unique(cells)
+        order = torch.argsort(cells)
+        ucell, counts = torch.unique_consecutive(cells[order], return_counts=True)
         todo = ucell[table[ucell, 0] < 0]
         if len(todo):
             from scipy.spatial import cKDTree
@@ -310,49 +349,35 @@ class ShapeVAE(nn.Module, PretrainedMixin):
                 cache["tree"] = cKDTree(anchors[0].detach().double().cpu().numpy())
             _, near = cache["tree"].query(self._centres(todo, grid, torch.float64).cpu().numpy(), k=k)  # type: ignore[attr-defined]
             table[todo] = torch.from_numpy(near.reshape(len(todo), k)).to(dev)
-        # blocks of f³ cells, f = 2 when cells hold few queries (fine grids, sparse query sets)
-        f = 2 if grid >= 8 and len(cells) < group / 4 * len(ucell) else 1
-        ijk = torch.stack([cells // (grid * grid), (cells // grid) % grid, cells % grid], -1) // f
-        block = (ijk[:, 0] * (grid // f) + ijk[:, 1]) * (grid // f) + ijk[:, 2]
-        key = block * grid ** 3 + cells
-        order = torch.argsort(key)
-        pair, pair_of_q = torch.unique_consecutive(key[order], return_inverse=True)  # (block, cell) pairs
-        ublock, block_of_pair = torch.unique_consecutive(pair // grid ** 3, return_inverse=True)
-        nb = len(ublock)
-        lists = table[pair % grid ** 3]  # (P, K)
-        # the union of a block's cell lists, padded to the largest union
-        both = torch.unique((block_of_pair[:, None] * m + lists).reshape(-1))
-        u_block, u_token = both // m, both % m
-        u_count = torch.bincount(u_block, minlength=nb)
-        u_pos = torch.arange(len(both), device=dev) - (torch.cumsum(u_count, 0) - u_count)[u_block]
-        union = torch.zeros(nb, int(u_count.max()), dtype=torch.long, device=dev)
-        union[u_block, u_pos] = u_token
-        member = torch.zeros_like(union, dtype=torch.bool)
-        member[u_block, u_pos] = True
-        allowed = (union[block_of_pair][:, :, None] == lists[:, None, :]).any(-1) & member[block_of_pair]  # (P, U)
-        # chunks of up to `group` queries of one block (group ~ the mean block size, so padding stays small)
-        q_block = block_of_pair[pair_of_q]
-        counts = torch.bincount(q_block, minlength=nb)
-        group = int(min(group, max(8, 2 ** round(math.log2(max(len(cells) / nb, 1.0))))))
-        per_block = (counts + group - 1) // group
-        rank = torch.arange(len(cells), device=dev) - (torch.cumsum(counts, 0) - counts)[q_block]
-        chunk = (torch.cumsum(per_block, 0) - per_block)[q_block] + rank // group
+        # chunks of up to `group` queries of one cell (group ~ the mean cell size)
+        nc = len(ucell)
+        group = int(min(group, max(4, 2 ** round(math.log2(max(len(cells) / nc, 1.0))))))
+        per_cell = (counts + group - 1) // group
+        cell_of_q = torch.repeat_interleave(torch.arange(nc, device=dev), counts)
+        rank = torch.arange(len(cells), device=dev) - (torch.cumsum(counts, 0) - counts)[cell_of_q]
+        chunk = (torch.cumsum(per_cell, 0) - per_cell)[cell_of_q] + rank // group
         slot = rank % group
-        n_chunks = int(per_block.sum())
-        qs = queries[order]
-        x = self.query_in(self.position_embed(qs))
-        qg = x.new_zeros(n_chunks, group, x.shape[-1])
-        pg = qs.new_zeros(n_chunks, group, 3)
-        ag = torch.zeros(n_chunks, group, union.shape[1], dtype=torch.bool, device=dev)
-        ag[:, :, 0] = True  # padding slots attend somewhere; their output is dropped
-        qg[chunk, slot] = self.route.q(x)
-        pg[chunk, slot] = qs
-        ag[chunk, slot] = allowed[pair_of_q]
-        cand = union[torch.repeat_interleave(torch.arange(nb, device=dev), per_block)]  # (chunks, U)
-        y = self.route.attend(qg, pg, tokens[0][cand], anchors[0][cand], m / 256.0, ag)[chunk, slot]
-        y = self.route.out(y + self.route.value_offset(qs))
-        out = torch.empty_like(qs[:, 0])
-        out[order] = self.head(x + y)[..., 0]
+        n_chunks = int(per_cell.sum())
+        lists = table[ucell][torch.repeat_interleave(torch.arange(nc, device=dev), per_cell)]  # (chunks, K)
+        kv, points = tokens[0], anchors[0]
+        out = torch.empty(len(cells), dtype=queries.dtype, device=dev)
+        step = max(1, block // group)
+        starts = torch.arange(0, n_chunks + step, step, device=dev).clamp(max=n_chunks)
+        bounds = torch.searchsorted(chunk, starts).tolist()  # sorted query ranges of each run of chunks
+        for i, c0 in enumerate(range(0, n_chunks, step)):
+            c1, (s0, s1) = min(c0 + step, n_chunks), bounds[i: i + 2]
+            idx = order[s0:s1]
+            qs = queries.index_select(0, idx)
+            qx, res = self.query_features(qs)
+            at, sl = chunk[s0:s1] - c0, slot[s0:s1]
+            qg = qx.new_zeros(c1 - c0, group, qx.shape[-1])  # padding slots attend too; their output is dropped
+            pg = qs.new_zeros(c1 - c0, group, 3)
+            qg[at, sl] = qx
+            pg[at, sl] = qs
+            flat = lists[c0:c1].reshape(-1)
+            y = self.route.attend(qg, pg, kv.index_select(0, flat).view(c1 - c0, k, -1),
+                                  points.index_select(0, flat).view(c1 - c0, k, 3), m / 256.0)
+            out[idx] = self.query_sdf(y[at, sl], qs, res)
         return out
 
     def decode(self, latent: ShapeLatent, queries: torch.Tensor) -> torch.Tensor:

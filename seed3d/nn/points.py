@@ -35,10 +35,9 @@ def farthest_point_sample(points: torch.Tensor, count: int, start: torch.Tensor 
 
 def gather(values: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
     """``values`` (B, N, C) at ``index`` (B, ...) -> (B, ..., C)."""
-    b = values.shape[0]
-    flat = index.reshape(b, -1)
-    picked = torch.gather(values, 1, flat[..., None].expand(-1, -1, values.shape[-1]))
-    return picked.reshape(*index.shape, values.shape[-1])
+    b, n, c = values.shape
+    rows = index.reshape(b, -1) + torch.arange(b, device=index.device)[:, None] * n  # rows of the flattened batch
+    return values.reshape(b * n, c).index_select(0, rows.reshape(-1)).view(*index.shape, c)
 
 
 def knn(queries: torch.Tensor, points: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:

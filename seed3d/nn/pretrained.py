@@ -40,10 +40,8 @@ class PretrainedMixin:
         return Path(path)
 
     @classmethod
-    def from_pretrained(cls: type[M], path: PathType, device: str | torch.device = "cpu") -> M:
-        """Load a model folder written by ``save_pretrained`` (weights cast to float32)."""
-        from safetensors.torch import load_file
-
+    def config_from_pretrained(cls, path: PathType) -> Any:
+        """The config of a model folder written by ``save_pretrained``."""
         root = Path(path)
         cfg_path, weights = root / "config.json", root / "model.safetensors"
         if not cfg_path.is_file() or not weights.is_file():
@@ -58,7 +56,15 @@ class PretrainedMixin:
         unknown = sorted(set(doc) - names)
         if unknown:
             raise InvalidInputError(f"{cfg_path}: unknown config fields {unknown}")
-        config = cls.config_class(**{k: tuple(v) if isinstance(v, list) else v for k, v in doc.items()})
+        return cls.config_class(**{k: tuple(v) if isinstance(v, list) else v for k, v in doc.items()})
+
+    @classmethod
+    def from_pretrained(cls: type[M], path: PathType, device: str | torch.device = "cpu") -> M:
+        """Load a model folder written by ``save_pretrained`` (weights cast to float32)."""
+        from safetensors.torch import load_file
+
+        config = cls.config_from_pretrained(path)
+        weights = Path(path) / "model.safetensors"
         model = cls(config)  # type: ignore[call-arg]
         state = {k: v.float() if v.is_floating_point() else v for k, v in load_file(str(weights)).items()}
         missing, unexpected = model.load_state_dict(state, strict=False)  # type: ignore[attr-defined]

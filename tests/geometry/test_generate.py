@@ -4,7 +4,9 @@ models."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -244,18 +246,12 @@ def test_stage2_can_train_on_stage1s_own_samples(trained: tuple[Path, Path, Path
     assert not np.array_equal(supports["stage1"]["positions"], supports["truth"]["positions"])
 
 
-def test_cli_train_geometry_detail_passes_its_coarse_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import seed3d.geometry.train as train_module
+def test_cli_train_geometry_detail_passes_its_coarse_source(tmp_path: Path,
+                                                            fake_trainer: Callable[[str, str], list[Any]]) -> None:
     from seed3d.cli import main
     from seed3d.geometry.train import DetailTrainConfig
 
-    seen: list[DetailTrainConfig] = []
-
-    def fake_train(data: object, out: object, config: DetailTrainConfig, progress: object = None) -> Path:
-        seen.append(config)
-        return tmp_path
-
-    monkeypatch.setattr(train_module, "train_detail", fake_train)
+    seen: list[DetailTrainConfig] = fake_trainer("seed3d.geometry.train", "train_detail")
     assert main(["train", "geometry-detail", "--out", str(tmp_path / "a"), "--coarse-from", "stage1",
                  "--shape-offset", "2560", "--shapes", "1280"]) == 0
     assert main(["train", "geometry-detail", "--out", str(tmp_path / "b")]) == 0

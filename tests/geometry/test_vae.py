@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -97,14 +99,52 @@ def test_cell_by_cell_decoding_matches_per_query_decoding() -> None:
         tokens = model.tokens(latent)
         per_query = model.decode_tokens(tokens, anchors, q[None])[0]
         cache: dict[str, torch.Tensor] = {}
-        for group in (4, 32):
-            cells = model.decode_cells(tokens, anchors, q, group=group, cache=cache)
+        for group, block in ((4, 2048), (32, 2048), (8, 40)):  # block 40: many runs of chunks
+            cells = model.decode_cells(tokens, anchors, q, group=group, block=block, cache=cache)
             assert torch.allclose(cells, per_query, atol=1e-5)
-        # crowded cells (one routing cell per block) and sparse ones (blocks of 2³ cells with masked unions)
+        # crowded cells (many queries per routing cell)
         crowded = torch.rand(3000, 3) * 0.25
         want = model.decode_tokens(tokens, anchors, crowded[None])[0]
         assert torch.allclose(model.decode_cells(tokens, anchors, crowded, group=64, cache=cache), want, atol=1e-5)
-    assert model.routing_grid(256) == 16 and model.routing_grid(4096) == 64 and model.routing_grid(1) == 4
+    assert model.routing_grid(256) == 16 and model.routing_grid(1024) == 32 and model.routing_grid(1) == 4
+    assert model.routing_grid(4096) == 32  # the default cap: cells fill up instead of shrinking
+
+
+def _random_tokens(model: ShapeVAE, count: int, queries: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Decoder tokens and anchors of ``count`` random tokens, and ``queries`` random query points."""
+    torch.manual_seed(0)
+    anchors = torch.rand(1, count, 3) * 1.6 - 0.8
+    with torch.no_grad():
+        tokens = model.tokens(ShapeLatent(anchors, torch.randn(1, count, model.config.latent_dim)))
+    return tokens, anchors, torch.rand(queries, 3) * 2 - 1
+
+
+def test_routing_grid_stops_at_its_maximum_and_cells_then_fill_up() -> None:
+    capped = ShapeVAE(ShapeVAEConfig(**{**TINY.__dict__, "route_grid_max": 8, "route_candidates": 6})).eval()
+    assert [capped.routing_grid(m) for m in (16, 64, 256, 4096)] == [4, 8, 8, 8]
+    tokens, anchors, q = _random_tokens(capped, 400, 2500)
+    with torch.no_grad():
+        want = capped.decode_tokens(tokens, anchors, q[None])[0]
+        assert torch.allclose(capped.decode_cells(tokens, anchors, q, block=256), want, atol=1e-5)
+    for bad in (2, 48):
+        with pytest.raises(InvalidInputError, match="power of two"):
+            ShapeVAEConfig(route_grid_max=bad)
+
+
+def test_light_query_path_has_no_projections_and_decodes_the_same_cell_by_cell() -> None:
+    light = ShapeVAE(ShapeVAEConfig(**{**TINY.__dict__, "light_queries": True, "head_width": 16})).eval()
+    names = {k for k, _ in light.named_parameters()}
+    assert not any(k.startswith(("route.q.", "route.out.")) for k in names)
+    assert light.num_parameters() < ShapeVAE(TINY).num_parameters()
+    tokens, anchors, q = _random_tokens(light, 100, 1500)
+    with torch.no_grad():
+        want = light.decode_tokens(tokens, anchors, q[None])[0]
+        assert torch.allclose(light.decode_cells(tokens, anchors, q, block=100), want, atol=1e-5)
+        # each query still hears only its routed tokens
+        idx = light.route_queries(q[None, :1], anchors)[0, 0]
+        changed = tokens.clone()
+        changed[0, [i for i in range(100) if i not in set(idx.tolist())]] += 5.0
+        assert torch.allclose(light.decode_tokens(changed, anchors, q[None, :1]), want[:1], atol=1e-6)
 
 
 def test_save_and_load_give_identical_sdf(tmp_path: Path) -> None:
@@ -162,6 +202,28 @@ def test_training_writes_a_model_and_resumes(tiny_data: Path, tmp_path: Path) ->
         train_vae(tiny_data, tmp_path / "run", other)
 
 
+def test_decoder_only_training_keeps_the_encoder_and_moves_the_decoder(tiny_data: Path, tmp_path: Path) -> None:
+    cfg = VAETrainConfig(steps=2, batch=2, near_queries=16, volume_queries=8, warmup=1, lr=1e-2, model=TINY)
+    first = train_vae(tiny_data, tmp_path / "a", cfg)
+    light = ShapeVAEConfig(**{**TINY.__dict__, "light_queries": True, "route_cells": 0.5, "route_candidates": 6})
+    only = VAETrainConfig(**{**cfg.__dict__, "init_from": str(first), "decoder_only": True, "model": light})
+    second = train_vae(tiny_data, tmp_path / "b", only)
+    before, after = ShapeVAE.from_pretrained(first), ShapeVAE.from_pretrained(second)
+    assert after.config.light_queries and after.config.route_candidates == 6
+    enc_a, enc_b = before.encoder_modules().state_dict(), after.encoder_modules().state_dict()
+    assert all(torch.equal(enc_a[k], enc_b[k]) for k in enc_a)
+    dec_a, dec_b = before.state_dict(), after.state_dict()
+    assert not torch.equal(dec_a["decoder.0.attn.q.weight"], dec_b["decoder.0.attn.q.weight"])
+    p, n, s = _cube_points(96)
+    with torch.no_grad():
+        assert torch.equal(before.encode(p, n, s).feats, after.encode(p, n, s).feats)
+    with pytest.raises(InvalidInputError, match="needs init_from"):
+        VAETrainConfig(decoder_only=True)
+    wide = VAETrainConfig(**{**only.__dict__, "model": ShapeVAEConfig(**{**light.__dict__, "width": 64})})
+    with pytest.raises(InvalidInputError, match="encoder differs"):
+        train_vae(tiny_data, tmp_path / "c", wide)
+
+
 def test_sparse_queries_shrink_the_group_and_keep_the_numbers() -> None:
     torch.manual_seed(0)
     model = ShapeVAE(TINY).eval()
@@ -173,3 +235,23 @@ def test_sparse_queries_shrink_the_group_and_keep_the_numbers() -> None:
         a = model.decode_cells(tokens, latent.anchors, q, group=32)
         b = model.decode_tokens(tokens, latent.anchors, q[None])[0]
     assert torch.allclose(a, b, atol=1e-5)
+
+
+def test_cli_train_geometry_vae_passes_model_options_and_decoder_only(
+        tmp_path: Path, fake_trainer: Callable[[str, str], list[Any]], capsys: pytest.CaptureFixture[str]) -> None:
+    from seed3d.cli import main
+
+    seen: list[VAETrainConfig] = fake_trainer("seed3d.geometry.train", "train_vae")
+    assert main(["train", "geometry-vae", "--out", str(tmp_path / "a"), "--init-from", "weights/geometry-vae",
+                 "--decoder-only", "--model-option", "light_queries=true", "--model-option", "route_cells=0.5"]) == 0
+    assert main(["train", "geometry-vae", "--out", str(tmp_path / "b")]) == 0
+    assert seen[0].decoder_only and seen[0].model.light_queries and seen[0].model.route_cells == 0.5
+    assert seen[0].model.width == ShapeVAEConfig().width
+    assert not seen[1].decoder_only and seen[1].model == ShapeVAEConfig()
+    assert main(["train", "geometry-vae", "--model-option", "wings=2"]) == 2
+    assert "KEY one of" in capsys.readouterr().err
+    assert main(["train", "geometry-vae", "--model-option", "width=100", "--model-option", "heads=3"]) == 2
+    assert "not divisible" in capsys.readouterr().err
+    assert main(["train", "geometry-vae", "--decoder-only"]) == 2
+    assert "needs init_from" in capsys.readouterr().err
+    assert seen[2:] == []

@@ -4,7 +4,9 @@ losses, a run that writes both models and resumes, refused settings, and the ``s
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -294,17 +296,10 @@ def test_cli_train_pbr_is_registered_and_reports_a_data_set_mismatch(tiny_data: 
     assert not (tmp_path / "t").exists()
 
 
-def test_cli_train_pbr_passes_tagger_steps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import seed3d.pbr.train as train_module
+def test_cli_train_pbr_passes_tagger_steps(tmp_path: Path, fake_trainer: Callable[[str, str], list[Any]]) -> None:
     from seed3d.cli import main
 
-    seen: list[PBRTrainConfig] = []
-
-    def fake_train(data: object, out: object, config: PBRTrainConfig, progress: object = None) -> Path:
-        seen.append(config)
-        return tmp_path
-
-    monkeypatch.setattr(train_module, "train_pbr", fake_train)
+    seen: list[PBRTrainConfig] = fake_trainer("seed3d.pbr.train", "train_pbr")
     assert main(["train", "pbr", "--out", str(tmp_path / "a"), "--init-from", "m", "--tagger-only",
                  "--tagger-steps", "700"]) == 0
     assert main(["train", "pbr", "--out", str(tmp_path / "b")]) == 0
