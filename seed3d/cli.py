@@ -174,8 +174,10 @@ def cmd_train(args: argparse.Namespace) -> int:
     for name in ("coarse_from", "shapes", "shape_offset"):
         if getattr(args, name, None) is not None:
             options[name] = getattr(args, name)
-    if getattr(args, "decoder_only", False):
-        options["decoder_only"] = True
+    if getattr(args, "trainable", None):
+        options["trainable"] = args.trainable
+    if getattr(args, "queries", None):
+        options["near_queries"], options["volume_queries"] = args.queries
     if getattr(args, "model_option", None):
         options["model"] = _model_options(type(defaults.model), args.model_option)
     if getattr(args, "tagger_steps", None) is not None:
@@ -573,9 +575,13 @@ def build_parser() -> argparse.ArgumentParser:
         t.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="device (default cpu)")
         t.add_argument("--init-from", metavar="DIR", help="start a fresh run from a saved model's weights")
         if name == "geometry-vae":
-            t.add_argument("--decoder-only", action="store_true",
-                           help="train the decoder alone, the encoder kept from --init-from (its latents keep their "
-                                "meaning, so the flows trained on them stay valid)")
+            t.add_argument("--trainable", choices=("all", "decoder", "queries"),
+                           help="what trains: all (default); decoder: the encoder is kept from --init-from (its "
+                                "latents keep their meaning, so the flows trained on them stay valid); queries: the "
+                                "decoder's token blocks are kept too, only the per-query layers train")
+            t.add_argument("--queries", type=_positive, nargs=2, metavar=("NEAR", "VOLUME"),
+                           help="SDF queries per shape and step, near the surface and uniform in the cube "
+                                "(default: the training config's, 1024 512)")
             t.add_argument("--model-option", action="append", metavar="KEY=VALUE",
                            help="set a field of the model config, e.g. light_queries=true (repeatable; default: "
                                 "the model's defaults)")

@@ -51,6 +51,10 @@ VAE_FIELDS = ("surface_points", "surface_normals", "sharp_points", "sharp_normal
               "near_points", "near_sdf", "vol_points", "vol_sdf")
 
 
+TRAINABLE = ("all", "decoder", "queries")
+"""What a VAE run may train (``VAETrainConfig.trainable``)."""
+
+
 @dataclass
 class VAETrainConfig(TrainConfig):
     """Settings of a shape-VAE training run (the defaults take about an hour on 2 CPU cores)."""
@@ -76,15 +80,19 @@ class VAETrainConfig(TrainConfig):
     """Standard deviation of that noise (normalised units; about a coarse-support voxel)."""
     init_from: str | None = None
     """Start a fresh run from a saved VAE folder (tensors of equal shape are copied)."""
-    decoder_only: bool = False
-    """Train the decoder alone: the encoder (copied from ``init_from``, which is then required) stays frozen, so
-    its latents keep their meaning and flows trained on them need no retraining."""
+    trainable: str = "all"
+    """What trains: ``all``; ``decoder`` (the encoder copied from ``init_from``, which is then required, stays
+    frozen, so its latents keep their meaning and flows trained on them need no retraining); ``queries`` (the
+    decoder's token blocks stay frozen too: only the per-query layers train, on precomputed token features)."""
     model: ShapeVAEConfig = field(default_factory=ShapeVAEConfig)
     """Model sizes."""
 
     def __post_init__(self) -> None:
-        if self.decoder_only and not self.init_from:
-            raise InvalidInputError("decoder_only training needs init_from: the VAE whose encoder it keeps")
+        if self.trainable not in TRAINABLE:
+            raise InvalidInputError(f"trainable must be one of {', '.join(TRAINABLE)}, got {self.trainable!r}")
+        if self.trainable != "all" and not self.init_from:
+            raise InvalidInputError(f"trainable={self.trainable!r} needs init_from: the VAE whose frozen parts it "
+                                    "keeps")
 
 
 def load_geometry(root: PathType, split: str, fields: tuple[str, ...] = VAE_FIELDS) -> dict[str, np.ndarray]:
@@ -147,11 +155,14 @@ def vae_losses(model: ShapeVAE, batch: dict[str, torch.Tensor], cfg: VAETrainCon
     mc = model.config
     anchors = model.choose_anchors(batch["points"], batch["normals"], batch["sharp"], batch["jitter"].shape[1])
     anchors = (anchors + batch["jitter"]).clamp(-1.0, 1.0)
-    with torch.set_grad_enabled(torch.is_grad_enabled() and not cfg.decoder_only):
+    grad = torch.is_grad_enabled()
+    with torch.set_grad_enabled(grad and cfg.trainable == "all"):
         latent = model.encode(batch["points"], batch["normals"], batch["sharp"], anchors=anchors)
     assert latent.logvar is not None
     latent.feats = latent.feats + (0.5 * latent.logvar).exp() * batch["noise"]
-    pred = model.decode(latent, batch["queries"]).float()
+    with torch.set_grad_enabled(grad and cfg.trainable != "queries"):
+        tokens = model.tokens(latent)
+    pred = model.decode_tokens(tokens, latent.anchors, batch["queries"]).float()
     target = batch["sdf"]
     rec = sdf_loss(pred, target, mc.truncation)
     occ = F.binary_cross_entropy_with_logits(-pred / cfg.occupancy_scale, (target < 0).float())
@@ -170,19 +181,18 @@ def train_vae(data: PathType, out: PathType, config: VAETrainConfig | None = Non
     check_device(cfg.device)
     torch.manual_seed(cfg.seed)
     model = ShapeVAE(cfg.model)
-    if cfg.decoder_only:
-        model.encoder_modules().requires_grad_(False)
+    frozen = model.frozen_modules(cfg.trainable)
+    frozen.requires_grad_(False)
 
     def init() -> None:
         if cfg.init_from:
             source = Path(cfg.init_from)
             source_model = ShapeVAE.from_pretrained(source)
             warm_start(model, source_model.state_dict(), str(source))
-            if cfg.decoder_only:
-                ours, theirs = model.encoder_modules().state_dict(), source_model.encoder_modules().state_dict()
-                if ours.keys() != theirs.keys() or any(v.shape != theirs[k].shape for k, v in ours.items()):
-                    raise InvalidInputError(f"{source}: its encoder differs in shape from this config's; "
-                                            "decoder_only training keeps the encoder, so the sizes must match")
+            ours, theirs = frozen.state_dict(), source_model.frozen_modules(cfg.trainable).state_dict()
+            if ours.keys() != theirs.keys() or any(v.shape != theirs[k].shape for k, v in ours.items()):
+                raise InvalidInputError(f"{source}: the parts trainable={cfg.trainable!r} keeps frozen differ in "
+                                        "shape from this config's; they must match")
 
     (progress or (lambda f, m: None))(0.0, "loading data")
     geo = load_geometry(data, "train")

@@ -201,10 +201,17 @@ class ShapeVAE(nn.Module, PretrainedMixin):
             self.query_in = mlp([pd, w, w])
             self.head = nn.Sequential(nn.LayerNorm(w), mlp([w, w, 1]))
 
-    def encoder_modules(self) -> nn.ModuleList:
-        """The modules that make the latent (frozen when the decoder trains alone)."""
-        return nn.ModuleList([self.point_in, self.anchor_in, self.local, self.encoder, self.encoder_norm,
-                              self.to_posterior])
+    def frozen_modules(self, trainable: str) -> nn.ModuleList:
+        """The modules a run that trains ``trainable`` (all | decoder | queries) keeps as they are: none; the
+        encoder (what makes the latent); the encoder and the decoder's token side (what makes the tokens' keys and
+        values)."""
+        encoder = [self.point_in, self.anchor_in, self.local, self.encoder, self.encoder_norm, self.to_posterior]
+        token_side = [self.from_latent, self.latent_pos, self.decoder, self.token_norm, self.route.kv,
+                      self.route.value_offset]
+        parts = {"all": [], "decoder": encoder, "queries": encoder + token_side}
+        if trainable not in parts:
+            raise InvalidInputError(f"trainable must be one of {', '.join(parts)}, got {trainable!r}")
+        return nn.ModuleList(parts[trainable])
 
     def num_parameters(self) -> int:
         """Number of parameters."""

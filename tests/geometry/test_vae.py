@@ -202,25 +202,36 @@ def test_training_writes_a_model_and_resumes(tiny_data: Path, tmp_path: Path) ->
         train_vae(tiny_data, tmp_path / "run", other)
 
 
-def test_decoder_only_training_keeps_the_encoder_and_moves_the_decoder(tiny_data: Path, tmp_path: Path) -> None:
+def test_partial_training_keeps_the_frozen_parts_and_moves_the_rest(tiny_data: Path, tmp_path: Path) -> None:
     cfg = VAETrainConfig(steps=2, batch=2, near_queries=16, volume_queries=8, warmup=1, lr=1e-2, model=TINY)
     first = train_vae(tiny_data, tmp_path / "a", cfg)
+    before = ShapeVAE.from_pretrained(first)
     light = ShapeVAEConfig(**{**TINY.__dict__, "light_queries": True, "route_cells": 0.5, "route_candidates": 6})
-    only = VAETrainConfig(**{**cfg.__dict__, "init_from": str(first), "decoder_only": True, "model": light})
-    second = train_vae(tiny_data, tmp_path / "b", only)
-    before, after = ShapeVAE.from_pretrained(first), ShapeVAE.from_pretrained(second)
-    assert after.config.light_queries and after.config.route_candidates == 6
-    enc_a, enc_b = before.encoder_modules().state_dict(), after.encoder_modules().state_dict()
-    assert all(torch.equal(enc_a[k], enc_b[k]) for k in enc_a)
-    dec_a, dec_b = before.state_dict(), after.state_dict()
-    assert not torch.equal(dec_a["decoder.0.attn.q.weight"], dec_b["decoder.0.attn.q.weight"])
     p, n, s = _cube_points(96)
-    with torch.no_grad():
-        assert torch.equal(before.encode(p, n, s).feats, after.encode(p, n, s).feats)
-    with pytest.raises(InvalidInputError, match="needs init_from"):
-        VAETrainConfig(decoder_only=True)
-    wide = VAETrainConfig(**{**only.__dict__, "model": ShapeVAEConfig(**{**light.__dict__, "width": 64})})
-    with pytest.raises(InvalidInputError, match="encoder differs"):
+    for trainable in ("decoder", "queries"):
+        part = VAETrainConfig(**{**cfg.__dict__, "init_from": str(first), "trainable": trainable, "model": light})
+        after = ShapeVAE.from_pretrained(train_vae(tiny_data, tmp_path / trainable, part))
+        assert after.config.light_queries and after.config.route_candidates == 6
+        kept_a, kept_b = before.frozen_modules(trainable).state_dict(), after.frozen_modules(trainable).state_dict()
+        assert all(torch.equal(kept_a[k], kept_b[k]) for k in kept_a)
+        if trainable == "decoder":  # the token blocks moved
+            assert not torch.equal(before.state_dict()["decoder.0.attn.q.weight"],
+                                   after.state_dict()["decoder.0.attn.q.weight"])
+        torch.manual_seed(part.seed)  # the run's own initialisation of the new query layers
+        start = ShapeVAE(light).state_dict()["query_in.weight"]
+        assert not torch.equal(after.state_dict()["query_in.weight"], start)
+        with torch.no_grad():  # the latent, and so every flow trained on it, is unchanged
+            assert torch.equal(before.encode(p, n, s).feats, after.encode(p, n, s).feats)
+    assert {k for k, _ in before.frozen_modules("queries").named_parameters()} > {
+        k for k, _ in before.frozen_modules("decoder").named_parameters()}
+    for bad in ({"trainable": "decoder"}, {"trainable": "queries"}):
+        with pytest.raises(InvalidInputError, match="needs init_from"):
+            VAETrainConfig(**bad)
+    with pytest.raises(InvalidInputError, match="trainable must be one of"):
+        VAETrainConfig(trainable="head", init_from=str(first))
+    wide = VAETrainConfig(**{**cfg.__dict__, "init_from": str(first), "trainable": "decoder",
+                             "model": ShapeVAEConfig(**{**light.__dict__, "width": 64})})
+    with pytest.raises(InvalidInputError, match="differ in shape"):
         train_vae(tiny_data, tmp_path / "c", wide)
 
 
@@ -237,21 +248,26 @@ def test_sparse_queries_shrink_the_group_and_keep_the_numbers() -> None:
     assert torch.allclose(a, b, atol=1e-5)
 
 
-def test_cli_train_geometry_vae_passes_model_options_and_decoder_only(
+def test_cli_train_geometry_vae_passes_model_options_and_what_trains(
         tmp_path: Path, fake_trainer: Callable[[str, str], list[Any]], capsys: pytest.CaptureFixture[str]) -> None:
     from seed3d.cli import main
 
     seen: list[VAETrainConfig] = fake_trainer("seed3d.geometry.train", "train_vae")
     assert main(["train", "geometry-vae", "--out", str(tmp_path / "a"), "--init-from", "weights/geometry-vae",
-                 "--decoder-only", "--model-option", "light_queries=true", "--model-option", "route_cells=0.5"]) == 0
+                 "--trainable", "decoder", "--model-option", "light_queries=true", "--model-option",
+                 "route_cells=0.5", "--queries", "3072", "1024"]) == 0
     assert main(["train", "geometry-vae", "--out", str(tmp_path / "b")]) == 0
-    assert seen[0].decoder_only and seen[0].model.light_queries and seen[0].model.route_cells == 0.5
+    assert seen[0].trainable == "decoder" and seen[0].model.light_queries and seen[0].model.route_cells == 0.5
     assert seen[0].model.width == ShapeVAEConfig().width
-    assert not seen[1].decoder_only and seen[1].model == ShapeVAEConfig()
+    assert (seen[0].near_queries, seen[0].volume_queries) == (3072, 1024)
+    assert seen[1].trainable == "all" and seen[1].model == ShapeVAEConfig()
+    assert (seen[1].near_queries, seen[1].volume_queries) == (1024, 512)
     assert main(["train", "geometry-vae", "--model-option", "wings=2"]) == 2
     assert "KEY one of" in capsys.readouterr().err
     assert main(["train", "geometry-vae", "--model-option", "width=100", "--model-option", "heads=3"]) == 2
     assert "not divisible" in capsys.readouterr().err
-    assert main(["train", "geometry-vae", "--decoder-only"]) == 2
+    assert main(["train", "geometry-vae", "--trainable", "queries"]) == 2
     assert "needs init_from" in capsys.readouterr().err
     assert seen[2:] == []
+    with pytest.raises(SystemExit):
+        main(["train", "geometry-vae", "--trainable", "head"])
