@@ -5,7 +5,7 @@
 #
 #   OUT=/tmp/gpu BUDGET_S=540 scripts/gpu_train.sh                       # both models
 #   OUT=/tmp/gpu BUDGET_S=540 MODELS=geometry-vae scripts/gpu_train.sh  # one of them, with the whole GPU
-#   VAE_ARGS="--trainable queries --model-option light_queries=true" ... # more options of the VAE's run
+#   VAE_ARGS="--trainable queries --model-option light_queries=true --queries 3072 1024" ...  # VAE options
 #
 # Made for a bare CUDA machine whose python3 has torch, numpy, scipy, safetensors and tqdm: the one missing
 # package, manifold3d, comes as a wheel in .whl/ (ignored by git), fetched beforehand for that python, e.g.
