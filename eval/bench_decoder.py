@@ -14,9 +14,9 @@ batches of 65,536. Weights are random (speed does not depend on them).
 
 The ``ceiling`` column times our per-query layers alone (Fourier features, query projection, SDF head and, on
 the full query path, the query MLP and output projection: everything but the routed attention), in blocks of
-``DECODE_BLOCK`` queries as ``decode_cells`` runs them. The ``light``
-column times the same config with the light query path (``ShapeVAEConfig.light_queries``: one linear map in, no
-output projection, a narrow head), which no shipped model has yet: what that path would buy once trained.
+``DECODE_BLOCK`` queries as ``decode_cells`` runs them. The ``light`` column times the same config with the light
+query path (``ShapeVAEConfig.light_queries``: one linear map in, no output projection, a narrow head), which no
+shipped model has yet: what that path would buy once trained.
 """
 
 from __future__ import annotations

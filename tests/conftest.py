@@ -1,4 +1,5 @@
-"""Suite-wide fixtures: keep caches (e.g. collision hulls) out of the user's home."""
+"""Suite-wide fixtures: keep caches (e.g. collision hulls) out of the user's home; record what ``seed3d train``
+would train with."""
 
 from __future__ import annotations
 

@@ -38,7 +38,7 @@ from seed3d.geometry.conditioning import ConditionerConfig, ShapeConditioner
 from seed3d.geometry.detail import DetailFlow, DetailFlowConfig, detail_start
 from seed3d.geometry.extract import EmptySurfaceError
 from seed3d.geometry.generate import coarse_mesh
-from seed3d.geometry.vae import ShapeVAE, ShapeVAEConfig, sdf_loss
+from seed3d.geometry.vae import TRAINABLE, ShapeVAE, ShapeVAEConfig, sdf_loss
 from seed3d.nn import mlp
 from seed3d.nn.dit import pad_tokens
 from seed3d.nn.flow import FlowSampler, flow_loss, interpolate, sample_timesteps
@@ -49,10 +49,6 @@ log = logging.getLogger(__name__)
 
 VAE_FIELDS = ("surface_points", "surface_normals", "sharp_points", "sharp_normals", "sharp_on_edge",
               "near_points", "near_sdf", "vol_points", "vol_sdf")
-
-
-TRAINABLE = ("all", "decoder", "queries")
-"""What a VAE run may train (``VAETrainConfig.trainable``)."""
 
 
 @dataclass

@@ -36,6 +36,9 @@ from seed3d.nn import CrossBlock, FourierEmbed, PretrainedMixin, SelfBlock, fart
 DECODE_BLOCK = 2048
 """Queries ``decode_cells`` works on at a time (its intermediates then stay in a CPU's cache)."""
 
+TRAINABLE = ("all", "decoder", "queries")
+"""What a training run may train (``frozen_modules`` names what each keeps)."""
+
 
 @dataclass
 class ShapeVAEConfig:
@@ -208,10 +211,10 @@ class ShapeVAE(nn.Module, PretrainedMixin):
         encoder = [self.point_in, self.anchor_in, self.local, self.encoder, self.encoder_norm, self.to_posterior]
         token_side = [self.from_latent, self.latent_pos, self.decoder, self.token_norm, self.route.kv,
                       self.route.value_offset]
-        parts = {"all": [], "decoder": encoder, "queries": encoder + token_side}
-        if trainable not in parts:
-            raise InvalidInputError(f"trainable must be one of {', '.join(parts)}, got {trainable!r}")
-        return nn.ModuleList(parts[trainable])
+        if trainable not in TRAINABLE:
+            raise InvalidInputError(f"trainable must be one of {', '.join(TRAINABLE)}, got {trainable!r}")
+        kept = {"all": [], "decoder": encoder, "queries": encoder + token_side}[trainable]
+        return nn.ModuleList(kept)
 
     def num_parameters(self) -> int:
         """Number of parameters."""

@@ -13,7 +13,7 @@ import torch
 
 from seed3d.errors import InvalidInputError
 from seed3d.geometry.train import VAETrainConfig, load_geometry, make_batch, train_vae
-from seed3d.geometry.vae import ShapeLatent, ShapeVAE, ShapeVAEConfig, surface_complexity
+from seed3d.geometry.vae import TRAINABLE, ShapeLatent, ShapeVAE, ShapeVAEConfig, surface_complexity
 from seed3d.synth.dataset import DatasetConfig, build_split
 
 TINY = ShapeVAEConfig(num_tokens=16, token_choices=(8, 16), surface_points=96, sharp_points=32, anchor_pool=64,
@@ -271,3 +271,7 @@ def test_cli_train_geometry_vae_passes_model_options_and_what_trains(
     assert seen[2:] == []
     with pytest.raises(SystemExit):
         main(["train", "geometry-vae", "--trainable", "head"])
+    for trainable in TRAINABLE:  # the parser offers every value the config takes
+        assert main(["train", "geometry-vae", "--out", str(tmp_path / trainable), "--init-from", "w",
+                     "--trainable", trainable]) == 0
+    assert [c.trainable for c in seen[2:]] == list(TRAINABLE)
