@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import os
@@ -202,8 +203,6 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def _model_options(config_class: type, items: Sequence[str]) -> Any:
     """A model config of ``config_class`` with ``KEY=VALUE`` overrides (values read as JSON, else as text)."""
-    import dataclasses
-
     fields = {f.name for f in dataclasses.fields(config_class)}
     values: dict[str, Any] = {}
     for item in items:
