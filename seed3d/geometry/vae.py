@@ -154,19 +154,17 @@ class RoutedAttention(nn.Module):
         k, v = self.kv(tokens).chunk(2, dim=-1)
         return torch.cat([k, v - self.value_offset(anchors)], dim=-1)
 
-    def attend(self, qx: torch.Tensor, xyz: torch.Tensor, kv: torch.Tensor, anchors: torch.Tensor, density: float,
-               allowed: torch.Tensor | None = None) -> torch.Tensor:
+    def attend(self, qx: torch.Tensor, xyz: torch.Tensor, kv: torch.Tensor, anchors: torch.Tensor,
+               density: float) -> torch.Tensor:
         """Attention output (N, S, C), before the output projection, of projected queries ``qx`` (N, S, C) at
         ``xyz`` (N, S, 3) over their group's tokens ``kv`` (N, K, 2C) anchored at ``anchors`` (N, K, 3);
-        ``density`` scales the distance penalty (token count / 256); ``allowed`` (N, S, K) masks tokens out."""
+        ``density`` scales the distance penalty (token count / 256)."""
         n, s, c = qx.shape
         h = self.heads
         k, v = kv.chunk(2, dim=-1)
         split = (n, -1, h, c // h)
         d2 = torch.cdist(xyz, anchors).square()  # (N, S, K)
         bias = -(self.log_beta.exp() * density)[None, :, None, None] * d2[:, None]
-        if allowed is not None:
-            bias = bias.masked_fill(~allowed[:, None], float("-inf"))
         y = F.scaled_dot_product_attention(qx.view(split).transpose(1, 2), k.view(split).transpose(1, 2),
                                            v.view(split).transpose(1, 2), attn_mask=bias)
         return y.transpose(1, 2).reshape(n, s, c)
