@@ -78,10 +78,12 @@ train_all
 for name in $MODELS; do
   [ -f "$WORK/$name/log.jsonl" ] || { echo "$name probe failed:"; tr '\r' '\n' < "$WORK/$name.out" | tail -n 20; }
 done
-steps_for() {  # run folder -> the step count that fills the time left (rate from the probe's later half)
+steps_for() {  # run folder -> the step count that fills the time left (rate from the probe's later half), or nothing
   python3 - "$WORK/$1/log.jsonl" "$(( BUDGET_S - $(elapsed) - 40 ))" <<'EOF'
-import json, sys
-rows = [json.loads(x) for x in open(sys.argv[1])]
+import json, os, sys
+rows = [json.loads(x) for x in open(sys.argv[1])] if os.path.isfile(sys.argv[1]) else []
+if len(rows) < 2:  # the probe logged too little to time it: train_all keeps the probe's count
+    sys.exit(print(f"{sys.argv[1]}: {len(rows)} logged steps, too few to size the run", file=sys.stderr))
 a, b = rows[len(rows) // 3], rows[-1]
 rate = (b["seconds"] - a["seconds"]) / max(b["step"] - a["step"], 1)
 print(max(b["step"] + 10, int(b["step"] + float(sys.argv[2]) / rate)))
