@@ -23,6 +23,12 @@ Generation runs both stages when a stage-2 flow is given (``--detail``, else the
 it): each generated shape is then also scored from the same sample's stage-1 surface ("stage 1 alone") and, on the
 synth split, beside stage 2's ceiling on that sample ("support_ceiling": the test shape itself encoded by the VAE at
 the positions of stage 2's tokens, decoded and extracted the same way).
+
+Novelty: the procedural generator repeats near-identical shapes across seeds, so retrieval finds some test shapes
+nearly exactly. Each generation row carries its test shape's nearest training shape ("nearest_train": of the flow's
+training shapes of the same category, the one with the best F@0.05, and its scores), and the summary repeats the
+means over the novel shapes alone (nearest F@0.05 below ``--novel-below``, default 0.95); the picture
+geometry_generation_novelty.png plots each shape's F@0.05 against that novelty.
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ from shape_metrics import surface_metrics, volume_iou  # eval/shape_metrics.py (
 
 from seed3d.asset import Mesh, atomic_file
 from seed3d.geometry.extract import EmptySurfaceError, extract_surface
-from seed3d.geometry.generate import coarse_grid
+from seed3d.geometry.generate import GenerateOptions, coarse_grid
 from seed3d.geometry.train import load_geometry
 from seed3d.geometry.vae import ShapeVAE
 
@@ -50,6 +56,9 @@ FOREIGN = (("pymeshlab", "tests/sample_meshes/bunny.obj"), ("pymeshlab", "tests/
            ("pybullet_data", "duck.obj"), ("pybullet_data", "teddy_vhacd.obj"),
            ("pybullet_data", "table/table.obj"), ("pybullet_data", "tray/tray_textured.obj"))
 METRICS = ("chamfer_l1", "f@0.01", "f@0.02", "f@0.05", "normal_consistency", "volume_iou")
+NOVEL_BELOW = 0.95
+"""A test shape is novel when no training shape of its category comes within this F@0.05 of it (the procedural
+generator repeats near-identical shapes across seeds; retrieval finds those nearly exactly)."""
 
 
 def pick_per_category(categories: np.ndarray, per_category: int, limit: int | None = None) -> list[int]:
@@ -222,15 +231,30 @@ def support_ceiling(vae: ShapeVAE, test: dict[str, np.ndarray], i: int, anchors:
     return mesh, score(mesh, gt_p, gt_n)
 
 
+def nearest_shape(gt_p: np.ndarray, gt_n: np.ndarray, train: dict[str, np.ndarray], category: str,
+                  points: int = 2048, finalists: int = 3) -> dict[str, Any]:
+    """The training shape of ``category`` closest to a test shape and its full scores: candidates ranked by F@0.05
+    on ``points`` of each surface's samples, the best ``finalists`` scored on all of them (as retrieval is); how
+    novel the test shape is (F@0.05 near 1: the train split holds a near-copy)."""
+    cands = np.flatnonzero(train["category"] == category)
+    if not len(cands):
+        return {"sample": None, **{k: 0.0 for k in METRICS[1:-1]}, "chamfer_l1": 1.0}
+    fast = [surface_metrics(train["surface_points"][j][:points], train["surface_normals"][j][:points], gt_p[:points],
+                            gt_n[:points])["f@0.05"] for j in cands]
+    best = [int(cands[k]) for k in np.argsort(fast)[::-1][:finalists]]
+    full = [surface_metrics(train["surface_points"][j], train["surface_normals"][j], gt_p, gt_n) for j in best]
+    k = int(np.argmax([f["f@0.05"] for f in full]))
+    return {"sample": str(train["sample_id"][best[k]]), **full[k]}
+
+
 def generation_rows(gen: Any, test: dict[str, np.ndarray], train: dict[str, np.ndarray], train_img: torch.Tensor,
                     per_category: int, resolution: int, steps: int, guidance: float, level: float,
-                    keep: dict[str, dict[str, Mesh]] | None = None, limit: int | None = None
+                    keep: dict[str, dict[str, Mesh]] | None = None, limit: int | None = None, candidates: int = 1
                     ) -> list[dict[str, Any]]:
     """Image -> shape and text -> shape on test samples, each beside its retrieval baseline: the training shape
     the flow saw whose conditioning embedding (``train_img``, see ``image_vectors``; MiniLM's sentence vector) is
     nearest."""
     from seed3d.condition.text import default_text_encoder
-    from seed3d.geometry.generate import GenerateOptions
 
     size = gen.conditioner.image_size
     text_enc = default_text_encoder()
@@ -238,7 +262,7 @@ def generation_rows(gen: Any, test: dict[str, np.ndarray], train: dict[str, np.n
     test_img = image_vectors(gen, test, np.array(picks))
     train_txt = text_enc.encode_pooled([str(d) for d in train["description"]])
     test_txt = text_enc.encode_pooled([str(test["description"][i]) for i in picks])
-    opts = GenerateOptions(steps=steps, guidance=guidance, resolution=resolution)
+    opts = GenerateOptions(steps=steps, guidance=guidance, resolution=resolution, candidates=candidates)
     rows = []
     for n, i in enumerate(picks):
         gt_p, gt_n = test["surface_points"][i], test["surface_normals"][i]
@@ -248,6 +272,7 @@ def generation_rows(gen: Any, test: dict[str, np.ndarray], train: dict[str, np.n
         field, truncation = gen.surface_field(test["grid_sdf"][i], None)
         truth_grid = gen.extract(field, truncation, resolution)
         ceiling = score(truth_grid, gt_p, gt_n)
+        nearest = nearest_shape(gt_p, gt_n, train, str(test["category"][i]))
         if keep is not None and (len(keep) < 9 or str(test["sample_id"][i]) in keep):
             keep.setdefault(str(test["sample_id"][i]), {})["true coarse grid"] = truth_grid
         for mode in ("image", "text"):
@@ -256,7 +281,8 @@ def generation_rows(gen: Any, test: dict[str, np.ndarray], train: dict[str, np.n
             t0 = time.perf_counter()
             with torch.no_grad():
                 cond = gen.conditioner(images, None) if mode == "image" else gen.conditioner(None, tok, mask)
-            grid, latent = gen.sample(cond[0], cond[1], opts)
+            prior = gen.conditioner.shape_prior(images) if mode == "image" and candidates > 1 else None
+            grid, latent = gen.sample(cond[0], cond[1], opts, prior=prior)
             field, truncation = gen.surface_field(grid, latent)
             try:
                 mesh = gen.extract(field, truncation, resolution, level)
@@ -282,6 +308,7 @@ def generation_rows(gen: Any, test: dict[str, np.ndarray], train: dict[str, np.n
             base = surface_metrics(train["surface_points"][j], train["surface_normals"][j], gt_p, gt_n)
             row["retrieval"] = {"sample": str(train["sample_id"][j]), **base}
             row["true_grid"] = ceiling
+            row["nearest_train"] = nearest
             rows.append(row)
         done = [r for r in rows if r["mode"] == "image"]
         stage1 = f", stage 1 {np.mean([r['stage1']['f@0.05'] for r in done]):.3f}" if "stage1" in done[0] else ""
@@ -309,16 +336,15 @@ def foreign_view(mesh: Mesh, renderer: Any, seed: int) -> tuple[np.ndarray, np.n
 
 
 def foreign_generation_rows(gen: Any, train: dict[str, np.ndarray], train_img: torch.Tensor, resolution: int,
-                            steps: int, guidance: float, level: float, picture_path: Path | None = None
-                            ) -> list[dict[str, Any]]:
+                            steps: int, guidance: float, level: float, picture_path: Path | None = None,
+                            candidates: int = 1) -> list[dict[str, Any]]:
     """Image -> shape on meshes we did not make (one render each, seeded), beside image retrieval; reported as
     they are (no category, size or orientation is given: the render's camera frame is the data set's)."""
     from seed3d.condition.image import preprocess_rgba, to_tensor
-    from seed3d.geometry.generate import GenerateOptions
     from seed3d.render import get_renderer
 
     size = gen.conditioner.image_size
-    opts = GenerateOptions(steps=steps, guidance=guidance, resolution=resolution)
+    opts = GenerateOptions(steps=steps, guidance=guidance, resolution=resolution, candidates=candidates)
     renderer = get_renderer()
     rows, tiles, captions = [], [], []
     for n, (name, mesh) in enumerate(foreign_meshes()):
@@ -329,7 +355,8 @@ def foreign_generation_rows(gen: Any, train: dict[str, np.ndarray], train_img: t
         with torch.no_grad():
             cond = gen.conditioner(images, None)
             pooled = torch.nn.functional.normalize(gen.conditioner.image_encoder(images).pooled, dim=-1)[0]
-        grid, latent = gen.sample(cond[0], cond[1], opts)
+            prior = gen.conditioner.shape_prior(images) if candidates > 1 else None
+        grid, latent = gen.sample(cond[0], cond[1], opts, prior=prior)
         field, truncation = gen.surface_field(grid, latent)
         shape = None
         try:
@@ -359,22 +386,58 @@ def foreign_generation_rows(gen: Any, train: dict[str, np.ndarray], train_img: t
     return rows
 
 
-def summarise_generation(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, float]]]:
-    """Mean metrics per mode, generated and retrieved."""
-    out: dict[str, dict[str, dict[str, float]]] = {}
+def _means(rows: list[dict[str, Any]], kind: str | None, keys: tuple[str, ...]) -> dict[str, float]:
+    return {k: round(float(np.mean([(r if kind is None else r[kind])[k] for r in rows])), 4) for k in keys}
+
+
+def summarise_generation(rows: list[dict[str, Any]], novel_below: float = NOVEL_BELOW) -> dict[str, dict[str, Any]]:
+    """Mean metrics per mode, generated and retrieved; the same over the novel test shapes alone (those whose
+    nearest training shape of their category scores F@0.05 below ``novel_below``)."""
+    out: dict[str, dict[str, Any]] = {}
     for mode in ("image", "text"):
         sel = [r for r in rows if r["mode"] == mode]
         if not sel:
             continue
-        out[mode] = {"generated": {k: round(float(np.mean([r[k] for r in sel])), 4) for k in METRICS},
-                     "retrieval": {k: round(float(np.mean([r["retrieval"][k] for r in sel])), 4)
-                                   for k in METRICS[:-1]},
-                     "true_grid": {k: round(float(np.mean([r["true_grid"][k] for r in sel])), 4)
-                                   for k in METRICS[:-1]}}
+        out[mode] = {"generated": _means(sel, None, METRICS), "retrieval": _means(sel, "retrieval", METRICS[:-1]),
+                     "true_grid": _means(sel, "true_grid", METRICS[:-1]),
+                     "nearest_train": _means(sel, "nearest_train", METRICS[:-1])}
         for kind in ("stage1", "support_ceiling"):
             if kind in sel[0]:
-                out[mode][kind] = {k: round(float(np.mean([r[kind][k] for r in sel])), 4) for k in METRICS[:-1]}
+                out[mode][kind] = _means(sel, kind, METRICS[:-1])
+        novel = [r for r in sel if r["nearest_train"]["f@0.05"] < novel_below]
+        out[mode]["novel"] = {"below": novel_below, "shapes": len(novel)}
+        if novel:
+            out[mode]["novel"].update({kind: _means(novel, None if kind == "generated" else kind, METRICS[:-1])
+                                       for kind in ("generated", "retrieval", "nearest_train", *(
+                                           ["stage1"] if "stage1" in sel[0] else []))})
     return out
+
+
+def plot_novelty(rows: list[dict[str, Any]], novel_below: float, path: Path) -> None:
+    """F@0.05 of each generated and retrieved shape against how close the train split comes to its test shape."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    modes = [m for m in ("image", "text") if any(r["mode"] == m for r in rows)]
+    fig, axes = plt.subplots(1, len(modes), figsize=(4.2 * len(modes), 3.8), dpi=120, squeeze=False)
+    for ax, mode in zip(axes[0], modes, strict=True):
+        sel = [r for r in rows if r["mode"] == mode]
+        x = [r["nearest_train"]["f@0.05"] for r in sel]
+        ax.scatter(x, [r["f@0.05"] for r in sel], s=14, label=f"{mode} -> shape")
+        ax.scatter(x, [r["retrieval"]["f@0.05"] for r in sel], s=14, marker="x", label="retrieval")
+        ax.axvline(novel_below, color="gray", ls=":", lw=1)
+        ax.plot([0, 1], [0, 1], color="gray", lw=0.5)
+        ax.set_xlabel("nearest train shape's F@0.05 (left: novel)")
+        ax.set_ylabel("F@0.05 against the test shape")
+        ax.set_title(f"{mode} -> shape, {len(sel)} test shapes", fontsize=9)
+        ax.legend(fontsize=7)
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    with atomic_file(path) as tmp:
+        fig.savefig(tmp, format="png")
+    plt.close(fig)
 
 
 def summarise(rows: list[dict[str, Any]], tokens: list[int]) -> dict[str, dict[str, float]]:
@@ -474,6 +537,12 @@ def main() -> None:
     parser.add_argument("--guidance", type=float, default=3.0, help="guidance scale for --generation")
     parser.add_argument("--level", type=float, default=0.0,
                         help="SDF level extracted for --generation (the pipeline's GenerateOptions.level)")
+    parser.add_argument("--candidates", type=int, default=GenerateOptions.candidates,
+                        help="stage-1 samples per image request, ranked by the conditioner's shape head (default: the "
+                             "pipeline's)")
+    parser.add_argument("--novel-below", type=float, default=NOVEL_BELOW,
+                        help="--generation also summarises the test shapes whose nearest training shape of their "
+                             "category scores F@0.05 below this")
     parser.add_argument("--split", default="test", choices=("test", "val"),
                         help="held-out split to score (default test; val: for choosing between models and settings "
                              "without the test split, `seed3d data build --split val`)")
@@ -528,7 +597,7 @@ def main() -> None:
         gen = ShapeGenerator(*_coarse_parts(coarse), vae=vae if detail else None,
                              detail=DetailFlow.from_pretrained(detail) if detail else None)
         print(f"generation: stage 1 {coarse}, stage 2 {detail or 'off'}")
-        train = load_geometry(args.data, "train", fields=("sample_id", "description", "surface_points",
+        train = load_geometry(args.data, "train", fields=("sample_id", "category", "description", "surface_points",
                                                           "surface_normals", "cond_rgb", "cond_alpha",
                                                           "cond_background"))
         views = load_geometry(args.data, args.split, fields=("cond_rgb", "cond_alpha", "cond_background", "grid_sdf"))
@@ -541,27 +610,35 @@ def main() -> None:
         gkeep: dict[str, dict[str, Mesh]] = {}
         train_img = image_vectors(gen, train, np.arange(len(train["sample_id"])))
         grows = generation_rows(gen, {**data, **views}, train, train_img, args.per_category, args.resolution,
-                                args.steps, args.guidance, args.level, gkeep, args.limit)
+                                args.steps, args.guidance, args.level, gkeep, args.limit, args.candidates)
         picture(gkeep, out.with_name(f"{out.stem}_generation_examples.png"), "generated shapes")
-        gsum = summarise_generation(grows)
+        gsum = summarise_generation(grows, args.novel_below)
+        plot_novelty(grows, args.novel_below, out.with_name(f"{out.stem}_generation_novelty.png"))
         for mode, s in gsum.items():
             print(f"  {mode} -> shape: generated " + "  ".join(f"{k} {v:.4f}" for k, v in s["generated"].items()))
             print(f"  {mode} -> shape: retrieval " + "  ".join(f"{k} {v:.4f}" for k, v in s["retrieval"].items()))
             print(f"  {mode} -> shape: true grid " + "  ".join(f"{k} {v:.4f}" for k, v in s["true_grid"].items()))
+            print(f"  {mode} -> shape: nearest train shape " +
+                  "  ".join(f"{k} {v:.4f}" for k, v in s["nearest_train"].items()))
+            nv = s["novel"]
+            if nv["shapes"]:
+                print(f"  {mode} -> shape on the {nv['shapes']} novel shapes (nearest train F@0.05 < {nv['below']}): "
+                      f"generated F@0.05 {nv['generated']['f@0.05']:.4f}, retrieval {nv['retrieval']['f@0.05']:.4f}, "
+                      f"nearest train shape {nv['nearest_train']['f@0.05']:.4f}")
             if "stage1" in s:
                 print(f"  {mode} -> shape: stage 1 alone " + "  ".join(f"{k} {v:.4f}" for k, v in s["stage1"].items()))
                 print(f"  {mode} -> shape: truth at stage 2's support " +
                       "  ".join(f"{k} {v:.4f}" for k, v in s["support_ceiling"].items()))
         frows = [] if args.no_foreign else foreign_generation_rows(
             gen, train, train_img, args.resolution, args.steps, args.guidance, args.level,
-            out.with_name(f"{out.stem}_foreign_generation.png"))
+            out.with_name(f"{out.stem}_foreign_generation.png"), args.candidates)
         fsum = {kind: {k: round(float(np.mean([(r if kind == "generated" else r[kind])[k] for r in frows])), 4)
                        for k in METRICS[:-1]}
                 for kind in ("generated", "retrieval", "stage1") if frows and (kind in frows[0] or kind == "generated")}
         for kind, s in fsum.items():
             print(f"  foreign image -> shape: {kind} " + "  ".join(f"{k} {v:.4f}" for k, v in s.items()))
         doc["generation"] = {"coarse": str(coarse), "detail": str(detail) if detail else None, "steps": args.steps,
-                             "guidance": args.guidance, "level": args.level,
+                             "candidates": args.candidates, "guidance": args.guidance, "level": args.level,
                              "resolution": args.resolution, "retrieval_shapes": len(train["sample_id"]),
                              "summary": gsum, "foreign_image": fsum, "foreign_rows": frows, "rows": grows,
                              "seconds": round(time.perf_counter() - t0, 1)}

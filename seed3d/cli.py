@@ -584,6 +584,10 @@ def build_parser() -> argparse.ArgumentParser:
             t.add_argument("--model-option", action="append", metavar="KEY=VALUE",
                            help="set a field of the model config, e.g. light_queries=true (repeatable; default: "
                                 "the model's defaults)")
+        if name == "geometry-coarse":
+            t.add_argument("--trainable", choices=("all", "shape_head"),
+                           help="what trains: all (default); shape_head: only the conditioner's shape head (which "
+                                "ranks stage-1 samples), on --init-from's frozen flow and image encoder")
         if name == "geometry-detail":
             t.add_argument("--coarse-from", choices=("truth", "stage1"),
                            help="each shape's coarse grid: its true one, or stage 1's sample from the shape's own "

@@ -17,7 +17,7 @@ from torch import nn
 from seed3d.condition.encoder import ImageEncoder, ImageEncoderConfig, ImageFeatures
 from seed3d.condition.text import TEXT_DIM
 from seed3d.errors import InvalidInputError
-from seed3d.nn import PretrainedMixin
+from seed3d.nn import PretrainedMixin, mlp
 
 
 @dataclass
@@ -30,10 +30,16 @@ class ConditionerConfig:
     """Width of the text token states (MiniLM: 384)."""
     cond_dim: int = 384
     """Width of the condition tokens the flows attend to."""
+    shape_cells: int = 0
+    """Cells per side of the shape head's output: the coarse grid (in the stage-1 flow's value units) average-pooled
+    to ``shape_cells``^3, predicted from the image encoder's pooled vector; ``ShapeGenerator`` keeps the stage-1
+    sample closest to it. 0: no shape head."""
 
     def __post_init__(self) -> None:
         if isinstance(self.image, dict):
             self.image = ImageEncoderConfig(**self.image)
+        if self.shape_cells < 0:
+            raise InvalidInputError(f"shape_cells must be >= 0, got {self.shape_cells}")
 
 
 class ShapeConditioner(nn.Module, PretrainedMixin):
@@ -51,11 +57,27 @@ class ShapeConditioner(nn.Module, PretrainedMixin):
         self.text_proj = nn.Sequential(nn.LayerNorm(cfg.text_dim), nn.Linear(cfg.text_dim, cfg.cond_dim))
         self.type_embed = nn.Parameter(torch.zeros(2, cfg.cond_dim))
         nn.init.normal_(self.type_embed, std=0.02)
+        d = cfg.image.out_dim
+        self.shape_head = mlp([d, 4 * d, cfg.shape_cells ** 3]) if cfg.shape_cells else None
 
     @property
     def image_size(self) -> int:
         """Side of the square images the encoder takes."""
         return self.config.image.image_size
+
+    def predict_shape(self, features: ImageFeatures) -> torch.Tensor:
+        """The shape head's coarse grid values (B, ``shape_cells``^3) from the image encoder's ``features``."""
+        if self.shape_head is None:
+            raise InvalidInputError("this conditioner has no shape head (its config's shape_cells is 0)")
+        return self.shape_head(features.pooled)
+
+    def shape_prior(self, images: torch.Tensor) -> torch.Tensor | None:
+        """The coarse shape (B, ``shape_cells``^3) the shape head predicts from ``images`` (B, 3, S, S) in [0, 1];
+        None when the conditioner has no shape head."""
+        if self.shape_head is None:
+            return None
+        with torch.no_grad():
+            return self.predict_shape(self.image_encoder(images))
 
     def forward(self, images: torch.Tensor | None = None, text_tokens: torch.Tensor | None = None,
                 text_mask: torch.Tensor | None = None, use_image: torch.Tensor | None = None,

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 
 from seed3d.asset import Mesh
 from seed3d.condition.image import ImageSource, preprocess_image, to_tensor
@@ -42,6 +43,9 @@ class GenerateOptions:
     """Seed of the flow noise (same inputs and seed -> same shape)."""
     steps: int = 25
     """Euler steps of each flow."""
+    candidates: int = 4
+    """Stage-1 samples drawn for a request with an image, when the conditioner has a shape head: the one whose
+    grid, pooled, is nearest the coarse shape the head predicts from the image is kept (1: one sample)."""
     guidance: float = 3.0
     """Classifier-free guidance scale (1: none)."""
     resolution: int = 128
@@ -53,6 +57,10 @@ class GenerateOptions:
     level: float = 0.0
     """SDF value whose level set becomes the surface (normalised units; a small positive value thickens walls),
     on top of the coarse surface's own dilation."""
+
+    def __post_init__(self) -> None:
+        if self.candidates < 1:
+            raise InvalidInputError(f"candidates must be >= 1, got {self.candidates}")
 
 
 @dataclass
@@ -114,15 +122,22 @@ class ShapeGenerator:
                    None if vae is None else ShapeVAE.from_pretrained(vae, device),
                    None if detail is None else DetailFlow.from_pretrained(detail, device), device)
 
+    def _images(self, image: ImageSource) -> torch.Tensor:
+        return to_tensor(preprocess_image(image, size=self.conditioner.image_size)).to(self.device)
+
+    def shape_prior(self, image: ImageSource | None) -> torch.Tensor | None:
+        """The coarse shape (1, cells^3) the conditioner's shape head predicts from ``image`` (None without an image
+        or a head): what ``sample_coarse`` ranks its candidates by."""
+        if image is None or self.conditioner.shape_head is None:
+            return None
+        return self.conditioner.shape_prior(self._images(image))
+
     def condition(self, image: ImageSource | None = None, text: str | None = None
                   ) -> tuple[torch.Tensor, torch.Tensor]:
         """Condition tokens (1, L, cond_dim) and mask for an image, a text or both."""
         if image is None and (text is None or not text.strip()):
             raise InvalidInputError("give an image, a text or both")
-        images = None
-        if image is not None:
-            pre = preprocess_image(image, size=self.conditioner.image_size)
-            images = to_tensor(pre).to(self.device)
+        images = None if image is None else self._images(image)
         tokens = mask = None
         if text is not None and text.strip():
             if self._text is None:
@@ -135,19 +150,31 @@ class ShapeGenerator:
             return self.conditioner(images, tokens, mask)
 
     def sample_coarse(self, cond: torch.Tensor, mask: torch.Tensor, options: GenerateOptions,
-                      callback: StageCallback | None = None) -> np.ndarray:
-        """Sample stage 1: the coarse SDF grid (G, G, G) of the first condition (normalised units)."""
+                      callback: StageCallback | None = None, prior: torch.Tensor | None = None) -> np.ndarray:
+        """Sample stage 1: the coarse SDF grid (G, G, G) of the first condition (normalised units). With a
+        ``prior`` (see ``shape_prior``), ``options.candidates`` grids are sampled in one batch and the one whose
+        values, average-pooled to the prior's cells, are nearest it (mean squared error) is kept; the first
+        candidate starts from the noise one sample would."""
+        n = options.candidates if prior is not None else 1
         gen = torch.Generator(device=self.device).manual_seed(options.seed)
         sampler = FlowSampler(num_steps=options.steps, guidance_scale=options.guidance)
         report = callback or (lambda s, f: None)
-        grid = self.flow.generate(cond, mask, sampler=sampler, generator=gen, callback=lambda f: report("coarse", f))
-        return grid[0].float().cpu().numpy()
+        grids = self.flow.generate(cond[:1].expand(n, -1, -1), mask[:1].expand(n, -1), sampler=sampler,
+                                   generator=gen, callback=lambda f: report("coarse", f))
+        best = 0
+        if prior is not None and n > 1:
+            cells = round(prior.shape[-1] ** (1 / 3))
+            pooled = F.adaptive_avg_pool3d(self.flow.to_values(grids.float())[:, None], cells).flatten(1)
+            best = int(((pooled - prior[:1].to(pooled)) ** 2).mean(1).argmin())
+            log.debug("stage 1: kept candidate %d of %d", best, n)
+        return grids[best].float().cpu().numpy()
 
     def sample(self, cond: torch.Tensor, mask: torch.Tensor, options: GenerateOptions,
-               callback: StageCallback | None = None) -> tuple[np.ndarray, ShapeLatent | None]:
-        """Both stages: the coarse grid and stage 2's latent (None when no detail flow is loaded or
-        ``options.detail`` is off)."""
-        grid = self.sample_coarse(cond, mask, options, callback)
+               callback: StageCallback | None = None, prior: torch.Tensor | None = None
+               ) -> tuple[np.ndarray, ShapeLatent | None]:
+        """Both stages: the coarse grid (ranked by ``prior`` as ``sample_coarse`` says) and stage 2's latent (None
+        when no detail flow is loaded or ``options.detail`` is off)."""
+        grid = self.sample_coarse(cond, mask, options, callback, prior)
         if self.detail is None or not options.detail:
             return grid, None
         return grid, self.sample_detail(grid, cond, mask, options, callback)
@@ -189,9 +216,10 @@ class ShapeGenerator:
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
         cond, mask = self.condition(image, text)
+        prior = self.shape_prior(image) if opts.candidates > 1 else None
         timings["condition"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        grid, latent = self.sample(cond, mask, opts, callback)
+        grid, latent = self.sample(cond, mask, opts, callback, prior)
         timings["flow"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         raw = self.extract(*self.surface_field(grid, latent), resolution=opts.resolution, level=opts.level)

@@ -20,7 +20,7 @@ import hashlib
 import json
 import logging
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +30,7 @@ from torch import nn
 
 from seed3d.asset import atomic_dir, atomic_file
 from seed3d.condition.augment import AugmentConfig, ViewAugmenter
-from seed3d.condition.encoder import ImageEncoderConfig
+from seed3d.condition.encoder import ImageEncoderConfig, ImageFeatures
 from seed3d.condition.text import TEXT_DIM, encode_token_arrays
 from seed3d.errors import AssetFormatError, InvalidInputError
 from seed3d.geometry.coarse import CoarseFlow, CoarseFlowConfig
@@ -39,7 +39,6 @@ from seed3d.geometry.detail import DetailFlow, DetailFlowConfig, detail_start
 from seed3d.geometry.extract import EmptySurfaceError
 from seed3d.geometry.generate import coarse_mesh
 from seed3d.geometry.vae import TRAINABLE, ShapeVAE, ShapeVAEConfig, sdf_loss
-from seed3d.nn import mlp
 from seed3d.nn.dit import pad_tokens
 from seed3d.nn.flow import FlowSampler, flow_loss, interpolate, sample_timesteps
 from seed3d.nn.trainer import TrainConfig, check_device, train_loop, warm_start
@@ -226,33 +225,47 @@ class CoarseTrainConfig(TrainConfig):
     where the MiniLM sentence vector of the shape's description points (cosine): the from-scratch encoder learns
     what the object is from the start instead of only through the flow's loss. 0: off."""
     shape_weight: float = 1.0
-    """Weight of an auxiliary loss that trains the image encoder's pooled vector, through a small MLP head, to
-    predict the shape's coarse grid values pooled to ``shape_cells``^3 (mean squared error): the encoder learns
-    the object's proportions and its orientation from the first step, not only through the flow's loss. 0: off."""
-    shape_cells: int = 8
-    """Cells per side of that auxiliary target (must divide ``model.grid``)."""
+    """Weight of an auxiliary loss that trains the image encoder's pooled vector, through the conditioner's shape
+    head, to predict the shape's coarse grid values pooled to ``conditioner.shape_cells``^3 (mean squared error):
+    the encoder learns the object's proportions and its orientation from the first step, not only through the
+    flow's loss; the head is saved with the conditioner (sampling keeps the stage-1 sample nearest its
+    prediction). 0: off."""
     init_from: str | None = None
     """Start a fresh run from a saved stage-1 folder (its flow/ and conditioner/)."""
+    trainable: str = "all"
+    """What trains: ``all``; ``shape_head`` (only the conditioner's shape head, on the frozen image encoder of
+    ``init_from``, which is then required: flow and conditioner are copied from it unchanged)."""
     conditioner: ConditionerConfig = field(
-        default_factory=lambda: ConditionerConfig(image=ImageEncoderConfig(backbone="cnn")))
-    """Image encoder and condition-token sizes (a CNN: from one view it learns the pooled grid of the auxiliary
-    loss far faster than a ViT from scratch does)."""
+        default_factory=lambda: ConditionerConfig(image=ImageEncoderConfig(backbone="cnn"), shape_cells=8))
+    """Image encoder, condition-token and shape-head sizes (a CNN: from one view it learns the pooled grid of the
+    auxiliary loss far faster than a ViT from scratch does)."""
     model: CoarseFlowConfig = field(default_factory=CoarseFlowConfig)
     """Flow sizes (``model.grid`` must equal the data set's ``grid_resolution``)."""
+
+    def __post_init__(self) -> None:
+        if self.trainable not in COARSE_TRAINABLE:
+            raise InvalidInputError(f"trainable must be one of {', '.join(COARSE_TRAINABLE)}, got {self.trainable!r}")
+        if self.trainable == "shape_head" and not self.init_from:
+            raise InvalidInputError("trainable='shape_head' needs init_from: the stage-1 folder whose flow and image "
+                                    "encoder it keeps")
+        cells = self.conditioner.shape_cells
+        if (self.shape_weight > 0 or self.trainable == "shape_head") and (not cells or self.model.grid % cells):
+            raise InvalidInputError(f"the shape head's cells per side ({cells}) must divide the grid "
+                                    f"({self.model.grid}) and be > 0 when it trains")
+
+
+COARSE_TRAINABLE = ("all", "shape_head")
 
 
 class CoarseModel(nn.Module):
     """The stage-1 flow and its conditioner, trained together and saved as ``flow/`` and ``conditioner/``; the
-    training-only heads map the image encoder's pooled vector to the MiniLM sentence space (``align``) and to the
-    shape's pooled coarse grid (``shape``, ``shape_cells``^3 values)."""
+    training-only head ``align`` maps the image encoder's pooled vector to the MiniLM sentence space."""
 
-    def __init__(self, flow: CoarseFlow, conditioner: ShapeConditioner, shape_cells: int = 8) -> None:
+    def __init__(self, flow: CoarseFlow, conditioner: ShapeConditioner) -> None:
         super().__init__()
         self.flow = flow
         self.conditioner = conditioner
-        d = conditioner.image_encoder.out_dim
-        self.align = nn.Linear(d, TEXT_DIM)
-        self.shape = mlp([d, 4 * d, shape_cells ** 3])
+        self.align = nn.Linear(conditioner.image_encoder.out_dim, TEXT_DIM)
 
     def save_pretrained(self, path: PathType, overwrite: bool = False, extra_files: dict[str, str] | None = None
                         ) -> Path:
@@ -317,11 +330,24 @@ def sentence_vectors(tokens: np.ndarray, mask: np.ndarray, idx: np.ndarray) -> n
     return (vec / np.maximum(np.linalg.norm(vec, axis=-1, keepdims=True), 1e-8)).astype(np.float32)
 
 
+def _shape_loss(model: CoarseModel, image: ImageFeatures, x0: torch.Tensor) -> torch.Tensor:
+    """Mean squared error of the shape head's prediction against the grid values ``x0`` pooled to its cells."""
+    cells = model.conditioner.config.shape_cells
+    target = F.adaptive_avg_pool3d(x0[:, None], cells).flatten(1)
+    return F.mse_loss(model.conditioner.predict_shape(image).float(), target)
+
+
 def coarse_losses(model: CoarseModel, batch: dict[str, torch.Tensor], align_weight: float = 0.0,
-                  shape_weight: float = 0.0) -> dict[str, torch.Tensor]:
+                  shape_weight: float = 0.0, trainable: str = "all") -> dict[str, torch.Tensor]:
     """Rectified-flow velocity loss of the stage-1 flow on the grid values (the conditioner trains through it),
     plus ``align_weight`` times the image encoder's sentence-alignment loss (1 - cosine) and ``shape_weight``
-    times its pooled-grid loss (mean squared error)."""
+    times its shape head's pooled-grid loss (mean squared error); with ``trainable`` ``shape_head``, that last
+    loss alone (the frozen encoder runs without gradients, the flow not at all)."""
+    if trainable == "shape_head":
+        with torch.no_grad():
+            image = model.conditioner.image_encoder(batch["images"])
+        shape = _shape_loss(model, image, model.flow.to_values(batch["sdf"]))
+        return {"loss": shape, "shape": shape}
     image = model.conditioner.image_encoder(batch["images"])
     cond, mask = model.conditioner(batch["images"], batch["text"], batch["text_mask"], batch["use_image"],
                                    batch["use_text"], image_features=image)
@@ -330,9 +356,7 @@ def coarse_losses(model: CoarseModel, batch: dict[str, torch.Tensor], align_weig
     pred = model.flow(interpolate(x0, noise, t), t, cond, mask)
     flow = flow_loss(pred.float(), x0, noise)
     align = 1.0 - F.cosine_similarity(model.align(image.pooled).float(), batch["text_vec"], dim=-1).mean()
-    cells = round(model.shape[-1].out_features ** (1 / 3))
-    target = F.adaptive_avg_pool3d(x0[:, None], cells).flatten(1)
-    shape = F.mse_loss(model.shape(image.pooled).float(), target)
+    shape = _shape_loss(model, image, x0) if shape_weight > 0 else torch.zeros((), device=x0.device)
     return {"loss": flow + align_weight * align + shape_weight * shape, "flow_loss": flow, "align": align,
             "shape": shape}
 
@@ -364,9 +388,19 @@ def train_coarse(data: PathType, out: PathType, config: CoarseTrainConfig | None
     cfg = config or CoarseTrainConfig()
     check_device(cfg.device)
     torch.manual_seed(cfg.seed)
-    if cfg.model.grid % cfg.shape_cells:
-        raise InvalidInputError(f"shape_cells {cfg.shape_cells} must divide the grid ({cfg.model.grid})")
-    model = CoarseModel(CoarseFlow(cfg.model), ShapeConditioner(cfg.conditioner), cfg.shape_cells)
+    if cfg.trainable == "shape_head":  # flow and encoder as they are in init_from; only the new head trains
+        source = Path(str(cfg.init_from))
+        flow = CoarseFlow.from_pretrained(source / "flow")
+        kept = ShapeConditioner.from_pretrained(source / "conditioner")
+        conditioner = ShapeConditioner(replace(kept.config, shape_cells=cfg.conditioner.shape_cells))
+        conditioner.load_state_dict({k: v for k, v in kept.state_dict().items() if not k.startswith("shape_head.")},
+                                    strict=False)
+        model = CoarseModel(flow, conditioner)
+        model.requires_grad_(False)
+        assert conditioner.shape_head is not None
+        conditioner.shape_head.requires_grad_(True)
+    else:
+        model = CoarseModel(CoarseFlow(cfg.model), ShapeConditioner(cfg.conditioner))
     report = progress or (lambda f, m: None)
     report(0.0, "loading grids and views")
     grids = load_grids(data, "train", cfg.model.grid)
@@ -376,7 +410,7 @@ def train_coarse(data: PathType, out: PathType, config: CoarseTrainConfig | None
     augmenter = ViewAugmenter(AugmentConfig(size=cfg.conditioner.image.image_size))
 
     def init() -> None:
-        if cfg.init_from:
+        if cfg.init_from and cfg.trainable == "all":
             source = Path(cfg.init_from)
             warm_start(model.flow, CoarseFlow.from_pretrained(source / "flow").state_dict(), str(source))
             warm_start(model.conditioner, ShapeConditioner.from_pretrained(source / "conditioner").state_dict(),
@@ -385,9 +419,11 @@ def train_coarse(data: PathType, out: PathType, config: CoarseTrainConfig | None
     log.info("%d shapes, flow %.2f M + conditioner %.2f M parameters", len(grids),
              model.flow.num_parameters() / 1e6, sum(p.numel() for p in model.conditioner.parameters()) / 1e6)
     return train_loop(model, cfg, out, lambda step: make_coarse_batch(grids, views, text, step, cfg, augmenter),
-                      lambda m, b: coarse_losses(m, b, cfg.align_weight, cfg.shape_weight),  # type: ignore[arg-type]
+                      lambda m, b: coarse_losses(m, b, cfg.align_weight, cfg.shape_weight,  # type: ignore[arg-type]
+                                                 cfg.trainable),
                       on_fresh_start=init, info={"train_shapes": len(grids)},
-                      progress=progress, show=("flow_loss", "align", "shape"))
+                      progress=progress, show=("shape",) if cfg.trainable == "shape_head" else ("flow_loss", "align",
+                                                                                                "shape"))
 
 
 # ------------------------------------------------------------------------------------------ stage 2 (detail)

@@ -14,7 +14,7 @@ import torch
 
 from seed3d.condition.encoder import ImageEncoderConfig
 from seed3d.errors import AssetFormatError, InvalidInputError
-from seed3d.geometry.coarse import CoarseFlowConfig, grid_sdf_function
+from seed3d.geometry.coarse import CoarseFlow, CoarseFlowConfig, grid_sdf_function
 from seed3d.geometry.conditioning import ConditionerConfig, ShapeConditioner
 from seed3d.geometry.detail import DetailFlow, DetailFlowConfig
 from seed3d.geometry.generate import GenerateOptions, ShapeGenerator, coarse_grid
@@ -26,7 +26,7 @@ TINY_VAE = ShapeVAEConfig(num_tokens=16, token_choices=(16,), surface_points=96,
                           complexity_k=8, width=32, heads=2, encoder_depth=1, latent_dim=8, decoder_depth=1,
                           route_candidates=4)
 TINY_COND = ConditionerConfig(image=ImageEncoderConfig(image_size=16, patch=8, width=32, depth=1, heads=2, out_dim=32),
-                              cond_dim=32)
+                              cond_dim=32, shape_cells=2)
 TINY_FLOW = CoarseFlowConfig(grid=8, patch=4, width=32, depth=1, heads=2, cond_dim=32)
 DATA = DatasetConfig(samples_per_shard=2, surface_points=256, sharp_points=64, volume_points=16, near_points=16,
                      grid_resolution=8, cond_views=2, cond_resolution=16, pbr_resolution=8, categories=("box", "bowl"))
@@ -91,6 +91,69 @@ def test_stage1_training_refuses_data_without_matching_grids(trained: tuple[Path
     (old / "train" / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(AssetFormatError, match="rebuild"):
         train_coarse(old, tmp_path / "run", _run())
+
+
+def test_shape_head_training_keeps_the_flow_and_encoder(trained: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    data, _, source = trained
+    final = train_coarse(data, tmp_path / "head", _run(trainable="shape_head", init_from=str(source)))
+    log = [json.loads(line) for line in (tmp_path / "head" / "log.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in log] == [1, 2] and all(np.isfinite(r["shape"]) for r in log)
+    before, after = ShapeConditioner.from_pretrained(source / "conditioner"), ShapeConditioner.from_pretrained(
+        final / "conditioner")
+    b, a = before.state_dict(), after.state_dict()
+    assert a.keys() == b.keys() and any(k.startswith("shape_head.") for k in a)
+    assert all(torch.equal(a[k], b[k]) for k in a if not k.startswith("shape_head."))
+    assert not all(torch.equal(a[k], b[k]) for k in a if k.startswith("shape_head."))
+    flow_a = CoarseFlow.from_pretrained(final / "flow").state_dict()
+    flow_b = CoarseFlow.from_pretrained(source / "flow").state_dict()
+    assert all(torch.equal(flow_a[k], flow_b[k]) for k in flow_b)
+
+
+def test_stage1_training_settings_are_checked() -> None:
+    with pytest.raises(InvalidInputError, match="needs init_from"):
+        _run(trainable="shape_head")
+    with pytest.raises(InvalidInputError, match="trainable must be one of"):
+        _run(trainable="flow")
+    with pytest.raises(InvalidInputError, match="must divide the grid"):
+        _run(conditioner=ConditionerConfig(image=TINY_COND.image, cond_dim=32, shape_cells=3))
+    with pytest.raises(InvalidInputError, match="must divide the grid"):
+        _run(conditioner=ConditionerConfig(image=TINY_COND.image, cond_dim=32))  # no head, but its loss is on
+    assert _run(conditioner=ConditionerConfig(image=TINY_COND.image, cond_dim=32), shape_weight=0.0).trainable == "all"
+    with pytest.raises(InvalidInputError, match="candidates"):
+        GenerateOptions(candidates=0)
+
+
+def test_stage1_keeps_the_candidate_nearest_the_shape_prior(trained: tuple[Path, Path, Path]) -> None:
+    _, _, final = trained
+    gen = ShapeGenerator.from_folders(final)
+    image = (np.random.default_rng(0).random((40, 40, 3)) * 255).astype(np.uint8)
+    cond, mask = gen.condition(image=image)
+    prior = gen.shape_prior(image)
+    assert prior is not None and prior.shape == (1, 8)
+    assert gen.shape_prior(None) is None
+    opts = GenerateOptions(steps=2, seed=3, candidates=3)
+    from seed3d.nn.flow import FlowSampler
+
+    sampler = FlowSampler(num_steps=2, guidance_scale=opts.guidance)
+    grids = gen.flow.generate(cond.expand(3, -1, -1), mask.expand(3, -1), sampler=sampler,
+                              generator=torch.Generator().manual_seed(3))
+    pooled = torch.nn.functional.adaptive_avg_pool3d(gen.flow.to_values(grids)[:, None], 2).flatten(1)
+    for k in range(3):  # whichever candidate the prior points at is the one kept
+        assert np.array_equal(gen.sample_coarse(cond, mask, opts, prior=pooled[k: k + 1]), grids[k].numpy())
+    one = gen.sample_coarse(cond, mask, GenerateOptions(steps=2, seed=3))
+    assert np.allclose(one, grids[0].numpy(), atol=1e-5)  # the first candidate is the single sample
+
+
+def test_conditioner_shape_head_is_optional() -> None:
+    torch.manual_seed(0)
+    plain = ShapeConditioner(ConditionerConfig(image=TINY_COND.image, cond_dim=32)).eval()
+    images = torch.rand(2, 3, 16, 16)
+    assert plain.shape_head is None and plain.shape_prior(images) is None
+    with pytest.raises(InvalidInputError, match="no shape head"):
+        plain.predict_shape(plain.image_encoder(images))
+    assert ShapeConditioner(TINY_COND).eval().shape_prior(images).shape == (2, 8)
+    with pytest.raises(InvalidInputError, match="shape_cells"):
+        ConditionerConfig(shape_cells=-1)
 
 
 def test_conditioner_masks_switch_streams_off() -> None:
@@ -197,7 +260,8 @@ def test_stage2_training_starts_from_stage1_and_generation_uses_it(trained: tupl
     q = np.random.default_rng(1).uniform(-1, 1, (64, 3)).astype(np.float32)
     field, truncation = gen.surface_field(grid, latent)
     assert truncation == TINY_VAE.truncation and np.allclose(field(q), gen.vae.sdf_function(latent)(q))
-    coarse_only = gen.generate(image=image, options=GenerateOptions(steps=2, seed=3, resolution=32, detail=False))
+    coarse_only = gen.generate(image=image, options=GenerateOptions(steps=2, seed=3, resolution=32, detail=False,
+                                                                    candidates=1))
     assert coarse_only.latent is None and np.array_equal(coarse_only.coarse, grid)
     with pytest.raises(InvalidInputError, match="no stage-1 flow"):
         train_detail(data, tmp_path / "d2", DetailTrainConfig(vae=str(vae), coarse=str(tmp_path / "none")))
