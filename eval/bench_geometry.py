@@ -2,7 +2,7 @@
 with ``--split val``) and on meshes we did not make.
 
 Run: ``python eval/bench_geometry.py [--model DIR] [--split test|val] [--tokens 128 256 512 1024] [--per-category 2]
-[--resolution 128] [--generation [DIR] [--detail DIR | --no-detail]]`` → prints tables, writes
+[--resolution 128] [--generation [DIR] [--detail DIR | --no-detail] [--candidates N]]`` → prints tables, writes
 eval/results/geometry.json (geometry_val.json for val) and pictures named after it (geometry_vae.png, ...).
 
 Each test shape is encoded from the data set's surface points (the first ``surface_points`` of its uniform

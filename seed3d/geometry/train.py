@@ -201,6 +201,10 @@ def train_vae(data: PathType, out: PathType, config: VAETrainConfig | None = Non
 # ------------------------------------------------------------------------------------------ stage 1 (coarse)
 
 
+COARSE_TRAINABLE = ("all", "shape_head")
+"""What a stage-1 run can train (``CoarseTrainConfig.trainable``)."""
+
+
 @dataclass
 class CoarseTrainConfig(TrainConfig):
     """Settings of a stage-1 flow training run: the flow and the image encoder learn together on the coarse SDF
@@ -253,8 +257,6 @@ class CoarseTrainConfig(TrainConfig):
             raise InvalidInputError(f"the shape head's cells per side ({cells}) must divide the grid "
                                     f"({self.model.grid}) and be > 0 when it trains")
 
-
-COARSE_TRAINABLE = ("all", "shape_head")
 
 
 class CoarseModel(nn.Module):
@@ -393,8 +395,10 @@ def train_coarse(data: PathType, out: PathType, config: CoarseTrainConfig | None
         flow = CoarseFlow.from_pretrained(source / "flow")
         kept = ShapeConditioner.from_pretrained(source / "conditioner")
         conditioner = ShapeConditioner(replace(kept.config, shape_cells=cfg.conditioner.shape_cells))
-        conditioner.load_state_dict({k: v for k, v in kept.state_dict().items() if not k.startswith("shape_head.")},
-                                    strict=False)
+        result = conditioner.load_state_dict({k: v for k, v in kept.state_dict().items()
+                                              if not k.startswith("shape_head.")}, strict=False)
+        if result.unexpected_keys or any(not k.startswith("shape_head.") for k in result.missing_keys):
+            raise InvalidInputError(f"{source / 'conditioner'}: its tensors do not fit its own config")
         model = CoarseModel(flow, conditioner)
         model.requires_grad_(False)
         assert conditioner.shape_head is not None
@@ -403,11 +407,11 @@ def train_coarse(data: PathType, out: PathType, config: CoarseTrainConfig | None
         model = CoarseModel(CoarseFlow(cfg.model), ShapeConditioner(cfg.conditioner))
     report = progress or (lambda f, m: None)
     report(0.0, "loading grids and views")
-    grids = load_grids(data, "train", cfg.model.grid)
+    grids = load_grids(data, "train", model.flow.config.grid)
     views = load_views(data, "train")
     text = encode_token_arrays([str(d) for d in views["description"]], progress=progress,
                                message="encoding descriptions")
-    augmenter = ViewAugmenter(AugmentConfig(size=cfg.conditioner.image.image_size))
+    augmenter = ViewAugmenter(AugmentConfig(size=model.conditioner.image_size))
 
     def init() -> None:
         if cfg.init_from and cfg.trainable == "all":
