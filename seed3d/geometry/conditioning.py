@@ -12,12 +12,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from seed3d.condition.encoder import ImageEncoder, ImageEncoderConfig, ImageFeatures
 from seed3d.condition.text import TEXT_DIM
 from seed3d.errors import InvalidInputError
 from seed3d.nn import PretrainedMixin, mlp
+
+
+def pool_values(values: torch.Tensor, cells: int) -> torch.Tensor:
+    """Grid values (B, G, G, G) average-pooled to ``cells``^3 and flattened (B, cells^3): what the shape head
+    predicts."""
+    return F.adaptive_avg_pool3d(values[:, None], cells).flatten(1)
 
 
 @dataclass

@@ -16,13 +16,12 @@ from pathlib import Path
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 from seed3d.asset import Mesh
 from seed3d.condition.image import ImageSource, preprocess_image, to_tensor
 from seed3d.errors import InvalidInputError
 from seed3d.geometry.coarse import CoarseFlow, CoarseFlowConfig, grid_sdf_function
-from seed3d.geometry.conditioning import ShapeConditioner
+from seed3d.geometry.conditioning import ShapeConditioner, pool_values
 from seed3d.geometry.detail import DetailFlow, detail_start, refine
 from seed3d.geometry.extract import SAFETY, SDFFunction, extract_surface
 from seed3d.geometry.postprocess import RealWorldSize, clean_shell, real_world_size, rest_pose, to_asset_frame
@@ -122,22 +121,25 @@ class ShapeGenerator:
                    None if vae is None else ShapeVAE.from_pretrained(vae, device),
                    None if detail is None else DetailFlow.from_pretrained(detail, device), device)
 
-    def _images(self, image: ImageSource) -> torch.Tensor:
-        return to_tensor(preprocess_image(image, size=self.conditioner.image_size)).to(self.device)
-
     def shape_prior(self, image: ImageSource | None) -> torch.Tensor | None:
         """The coarse shape (1, cells^3) the conditioner's shape head predicts from ``image`` (None without an image
         or a head): what ``sample_coarse`` ranks its candidates by."""
-        if image is None or self.conditioner.shape_head is None:
-            return None
-        return self.conditioner.shape_prior(self._images(image))
+        return None if image is None else self._encode(image, None, prior=True)[2]
 
     def condition(self, image: ImageSource | None = None, text: str | None = None
                   ) -> tuple[torch.Tensor, torch.Tensor]:
         """Condition tokens (1, L, cond_dim) and mask for an image, a text or both."""
+        cond, mask, _ = self._encode(image, text, prior=False)
+        return cond, mask
+
+    def _encode(self, image: ImageSource | None, text: str | None, prior: bool
+                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """``condition``'s tokens and mask and, when ``prior`` is asked for, ``shape_prior`` (one image encoding)."""
         if image is None and (text is None or not text.strip()):
             raise InvalidInputError("give an image, a text or both")
-        images = None if image is None else self._images(image)
+        images = None
+        if image is not None:
+            images = to_tensor(preprocess_image(image, size=self.conditioner.image_size)).to(self.device)
         tokens = mask = None
         if text is not None and text.strip():
             if self._text is None:
@@ -147,7 +149,10 @@ class ShapeGenerator:
             tokens, mask = self._text.encode_tokens([text])
             tokens, mask = tokens.to(self.device), mask.to(self.device)
         with torch.no_grad():
-            return self.conditioner(images, tokens, mask)
+            feats = None if images is None else self.conditioner.image_encoder(images)
+            cond, cond_mask = self.conditioner(images, tokens, mask, image_features=feats)
+            ranked = prior and feats is not None and self.conditioner.shape_head is not None
+            return cond, cond_mask, self.conditioner.predict_shape(feats) if ranked else None
 
     def sample_coarse(self, cond: torch.Tensor, mask: torch.Tensor, options: GenerateOptions,
                       callback: StageCallback | None = None, prior: torch.Tensor | None = None) -> np.ndarray:
@@ -163,8 +168,7 @@ class ShapeGenerator:
                                    generator=gen, callback=lambda f: report("coarse", f))
         best = 0
         if prior is not None and n > 1:
-            cells = round(prior.shape[-1] ** (1 / 3))
-            pooled = F.adaptive_avg_pool3d(self.flow.to_values(grids.float())[:, None], cells).flatten(1)
+            pooled = pool_values(self.flow.to_values(grids.float()), round(prior.shape[-1] ** (1 / 3)))
             best = int(((pooled - prior[:1].to(pooled)) ** 2).mean(1).argmin())
             log.debug("stage 1: kept candidate %d of %d", best, n)
         return grids[best].float().cpu().numpy()
@@ -215,8 +219,7 @@ class ShapeGenerator:
         opts = options or GenerateOptions()
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
-        cond, mask = self.condition(image, text)
-        prior = self.shape_prior(image) if opts.candidates > 1 else None
+        cond, mask, prior = self._encode(image, text, prior=opts.candidates > 1)
         timings["condition"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         grid, latent = self.sample(cond, mask, opts, callback, prior)

@@ -34,7 +34,7 @@ from seed3d.condition.encoder import ImageEncoderConfig, ImageFeatures
 from seed3d.condition.text import TEXT_DIM, encode_token_arrays
 from seed3d.errors import AssetFormatError, InvalidInputError
 from seed3d.geometry.coarse import CoarseFlow, CoarseFlowConfig
-from seed3d.geometry.conditioning import ConditionerConfig, ShapeConditioner
+from seed3d.geometry.conditioning import ConditionerConfig, ShapeConditioner, pool_values
 from seed3d.geometry.detail import DetailFlow, DetailFlowConfig, detail_start
 from seed3d.geometry.extract import EmptySurfaceError
 from seed3d.geometry.generate import coarse_mesh
@@ -334,8 +334,7 @@ def sentence_vectors(tokens: np.ndarray, mask: np.ndarray, idx: np.ndarray) -> n
 
 def _shape_loss(model: CoarseModel, image: ImageFeatures, x0: torch.Tensor) -> torch.Tensor:
     """Mean squared error of the shape head's prediction against the grid values ``x0`` pooled to its cells."""
-    cells = model.conditioner.config.shape_cells
-    target = F.adaptive_avg_pool3d(x0[:, None], cells).flatten(1)
+    target = pool_values(x0, model.conditioner.config.shape_cells)
     return F.mse_loss(model.conditioner.predict_shape(image).float(), target)
 
 
