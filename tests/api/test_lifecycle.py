@@ -103,9 +103,9 @@ def test_generation_runs_streams_events_and_serves_files(served: TestClient) -> 
 
 
 def test_cancel_stops_a_running_job_at_a_stage_boundary(served: TestClient) -> None:
-    # full flow steps and extraction resolution: the geometry stage must outlast the worker's 1 s heartbeat (which
-    # reads the cancel request), or a warm worker on a fast machine finishes the job first
-    body = {"text": "a small table", "seed": 2, "stages": [], **FAST_GENERATION, "steps": 25, "resolution": 128}
+    # the server's most flow steps and a fine extraction: the geometry stage must outlast the worker's 1 s heartbeat
+    # (which reads the cancel request), or a warm worker on a fast machine finishes the job first
+    body = {"text": "a small table", "seed": 2, "stages": [], **FAST_GENERATION, "steps": 100, "resolution": 256}
     job = served.post("/v1/generations", json=body).json()
     wait_for(served, job["id"], until=lambda j: j["status"] == "running" and j["stage"] is not None)
     r = served.post(job["links"]["cancel"])
