@@ -42,9 +42,10 @@ class GenerateOptions:
     """Seed of the flow noise (same inputs and seed -> same shape)."""
     steps: int = 25
     """Euler steps of each flow."""
-    candidates: int = 4
+    candidates: int = 8
     """Stage-1 samples drawn for a request with an image, when the conditioner has a shape head: the one whose
-    grid, pooled, is nearest the coarse shape the head predicts from the image is kept (1: one sample)."""
+    grid, pooled, is nearest the coarse shape the head predicts from the image is kept (1: one sample). 8 against
+    4: image -> shape F@0.05 +0.015 on 36 test shapes and +0.017 on 54 val (the model card)."""
     guidance: float = 3.0
     """Classifier-free guidance scale (1: none)."""
     resolution: int = 128
@@ -96,6 +97,13 @@ def coarse_mesh(config: CoarseFlowConfig, grid: np.ndarray, resolution: int = 64
     re-encodes (normalised frame)."""
     field, truncation = coarse_field(config, grid)
     return extract_surface(field, resolution=resolution, coarse=coarse_grid(resolution, truncation))
+
+
+def nearest_to_prior(flow: CoarseFlow, grids: torch.Tensor, prior: torch.Tensor) -> int:
+    """Index of the candidate among stage-1 ``grids`` (K, G, G, G; normalised units) whose values, average-pooled
+    to the cells of the shape head's ``prior`` (cells^3,), are nearest it (mean squared error)."""
+    pooled = pool_values(flow.to_values(grids.float()), round(prior.shape[-1] ** (1 / 3)))
+    return int(((pooled - prior[None].to(pooled)) ** 2).mean(1).argmin())
 
 
 class ShapeGenerator:
@@ -168,8 +176,7 @@ class ShapeGenerator:
                                    generator=gen, callback=lambda f: report("coarse", f))
         best = 0
         if prior is not None and n > 1:
-            pooled = pool_values(self.flow.to_values(grids.float()), round(prior.shape[-1] ** (1 / 3)))
-            best = int(((pooled - prior[:1].to(pooled)) ** 2).mean(1).argmin())
+            best = nearest_to_prior(self.flow, grids, prior[0])
             log.debug("stage 1: kept candidate %d of %d", best, n)
         return grids[best].float().cpu().numpy()
 

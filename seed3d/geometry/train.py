@@ -525,14 +525,17 @@ def support_latents(vae: ShapeVAE, data: dict[str, np.ndarray], cfg: DetailFlowC
 
 def sampled_grids(coarse: CoarseFlow, conditioner: ShapeConditioner, views: dict[str, np.ndarray],
                   text: tuple[np.ndarray, np.ndarray], cfg: DetailTrainConfig, batch: int = 32,
-                  progress: ProgressCallback | None = None) -> np.ndarray:
+                  progress: ProgressCallback | None = None, candidates: int | None = None) -> np.ndarray:
     """Stage 1's grids (N, G, G, G) of the given shapes, each sampled from the shape's own condition: one of its
     views recentred as at inference and / or its description (``cfg``'s shares, never the null), with the
-    pipeline's default steps and guidance. Deterministic in ``cfg.seed``."""
+    pipeline's default steps and guidance. As at inference, a shape whose condition has the image gets the best of
+    ``candidates`` samples (default ``GenerateOptions.candidates``) by the conditioner's shape head, when it has
+    one (``nearest_to_prior``). Deterministic in ``cfg.seed``."""
     from seed3d.condition.image import preprocess_rgba, to_tensor
-    from seed3d.geometry.generate import GenerateOptions
+    from seed3d.geometry.generate import GenerateOptions, nearest_to_prior
 
-    opts = GenerateOptions()
+    opts = GenerateOptions() if candidates is None else GenerateOptions(candidates=candidates)
+    k = opts.candidates if conditioner.shape_head is not None else 1
     sampler = FlowSampler(num_steps=opts.steps, guidance_scale=opts.guidance)
     n = len(views["cond_rgb"])
     grids = np.zeros((n, *[coarse.config.grid] * 3), np.float32)
@@ -544,12 +547,20 @@ def sampled_grids(coarse: CoarseFlow, conditioner: ShapeConditioner, views: dict
                                             views["cond_background"][i, v], size=conditioner.image_size)
                             for i, v in zip(idx, view, strict=True)])
         mode = rng.random(len(idx))
+        use_image = torch.from_numpy(mode < 1 - cfg.text_share)
         with torch.no_grad():
+            feats = conditioner.image_encoder(images)
             cond, mask = conditioner(images, torch.from_numpy(text[0][idx].astype(np.float32)),
-                                     torch.from_numpy(text[1][idx]), torch.from_numpy(mode < 1 - cfg.text_share),
-                                     torch.from_numpy(mode >= cfg.image_share))
+                                     torch.from_numpy(text[1][idx]), use_image,
+                                     torch.from_numpy(mode >= cfg.image_share), image_features=feats)
+            reps = torch.where(use_image, k, 1)  # an image condition samples k candidates, a text-only one 1
             gen = torch.Generator().manual_seed(int(rng.integers(1 << 62)))
-            grids[idx] = coarse.generate(cond, mask, sampler=sampler, generator=gen).float().numpy()
+            out = coarse.generate(cond.repeat_interleave(reps, 0), mask.repeat_interleave(reps, 0), sampler=sampler,
+                                  generator=gen).float()
+            prior = conditioner.predict_shape(feats) if k > 1 else None
+        for j, part in enumerate(out.split(reps.tolist())):
+            best = nearest_to_prior(coarse, part, prior[j]) if prior is not None and len(part) > 1 else 0
+            grids[idx[j]] = part[best].numpy()
         if progress is not None:
             progress((idx[-1] + 1) / n, f"stage-1 grids {idx[-1] + 1}/{n}")
     return grids

@@ -276,7 +276,8 @@ def test_stage2_training_starts_from_stage1_and_generation_uses_it(trained: tupl
     assert all(torch.allclose(start[k], restarted[k], atol=1e-6) for k in start)
 
 
-def test_stage2_can_train_on_stage1s_own_samples(trained: tuple[Path, Path, Path], tmp_path: Path) -> None:
+def test_stage2_can_train_on_stage1s_own_samples(trained: tuple[Path, Path, Path], tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     from seed3d.geometry.coarse import CoarseFlow
     from seed3d.geometry.train import DetailTrainConfig, load_grids, load_views, sampled_grids, train_detail
 
@@ -293,6 +294,22 @@ def test_stage2_can_train_on_stage1s_own_samples(trained: tuple[Path, Path, Path
     assert a.shape == (3, 8, 8, 8) and np.array_equal(a, b)
     assert not np.array_equal(a, sampled_grids(flow, cond, views, text, DetailTrainConfig(seed=1), batch=2))
     assert not np.allclose(a, load_grids(data, "train", 8))
+    # as at inference, an image condition keeps, of its candidates, the one nearest the shape head's prediction
+    image_only = DetailTrainConfig(coarse_from="stage1", image_share=1.0, text_share=0.0)
+    drawn: list[torch.Tensor] = []
+    predicted: list[torch.Tensor] = []
+    generate, predict = flow.generate, cond.predict_shape
+    monkeypatch.setattr(flow, "generate", lambda *a, **k: drawn.append(generate(*a, **k)) or drawn[-1])
+    monkeypatch.setattr(cond, "predict_shape", lambda *a, **k: predicted.append(predict(*a, **k)) or predicted[-1])
+    four = sampled_grids(flow, cond, views, text, image_only, batch=2, candidates=4)
+    candidates, priors = torch.cat(drawn).view(3, 4, 8, 8, 8), torch.cat(predicted)
+    for j in range(3):
+        pooled = torch.nn.functional.adaptive_avg_pool3d(flow.to_values(candidates[j])[:, None], 2).flatten(1)
+        dist = ((pooled - priors[j]) ** 2).mean(1)
+        assert np.array_equal(four[j], candidates[j, int(dist.argmin())].numpy())
+    monkeypatch.undo()
+    assert np.array_equal(four, sampled_grids(flow, cond, views, text, image_only, batch=2, candidates=4))
+    assert not np.array_equal(four, sampled_grids(flow, cond, views, text, image_only, batch=2, candidates=1))
     detail_cfg = DetailFlowConfig(latent_dim=8, width=32, depth=1, heads=2, cond_dim=32, resolution=8, dilation=0,
                                   max_tokens=24)
     settings = {"steps": 1, "batch": 2, "warmup": 1, "vae": str(vae), "coarse": str(coarse), "model": detail_cfg}
