@@ -37,7 +37,7 @@ from seed3d.geometry.coarse import CoarseFlow, CoarseFlowConfig
 from seed3d.geometry.conditioning import ConditionerConfig, ShapeConditioner, pool_values
 from seed3d.geometry.detail import DetailFlow, DetailFlowConfig, detail_start
 from seed3d.geometry.extract import EmptySurfaceError
-from seed3d.geometry.generate import coarse_mesh
+from seed3d.geometry.generate import GenerateOptions, coarse_mesh, nearest_to_prior
 from seed3d.geometry.vae import TRAINABLE, ShapeVAE, ShapeVAEConfig, sdf_loss
 from seed3d.nn.dit import pad_tokens
 from seed3d.nn.flow import FlowSampler, flow_loss, interpolate, sample_timesteps
@@ -532,7 +532,6 @@ def sampled_grids(coarse: CoarseFlow, conditioner: ShapeConditioner, views: dict
     ``candidates`` samples (default ``GenerateOptions.candidates``) by the conditioner's shape head, when it has
     one (``nearest_to_prior``). Deterministic in ``cfg.seed``."""
     from seed3d.condition.image import preprocess_rgba, to_tensor
-    from seed3d.geometry.generate import GenerateOptions, nearest_to_prior
 
     opts = GenerateOptions() if candidates is None else GenerateOptions(candidates=candidates)
     k = opts.candidates if conditioner.shape_head is not None else 1
