@@ -258,7 +258,6 @@ class CoarseTrainConfig(TrainConfig):
                                     f"({self.model.grid}) and be > 0 when it trains")
 
 
-
 class CoarseModel(nn.Module):
     """The stage-1 flow and its conditioner, trained together and saved as ``flow/`` and ``conditioner/``; the
     training-only head ``align`` maps the image encoder's pooled vector to the MiniLM sentence space."""
