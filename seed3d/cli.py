@@ -180,7 +180,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if getattr(args, "queries", None):
         options["near_queries"], options["volume_queries"] = args.queries
     if getattr(args, "model_option", None):
-        options["model"] = _model_options(type(defaults.model), args.model_option)
+        options["model"] = _model_options(defaults.model, args.model_option)
     if getattr(args, "tagger_steps", None) is not None:
         options["tagger_steps"] = args.tagger_steps
     if getattr(args, "tagger_size", None) is not None:
@@ -201,9 +201,10 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _model_options(config_class: type, items: Sequence[str]) -> Any:
-    """A model config of ``config_class`` with ``KEY=VALUE`` overrides (values read as JSON, else as text)."""
-    fields = {f.name for f in dataclasses.fields(config_class)}
+def _model_options(defaults: Any, items: Sequence[str]) -> Any:
+    """The training config's model config ``defaults`` with ``KEY=VALUE`` overrides (values read as JSON, else as
+    text)."""
+    fields = {f.name for f in dataclasses.fields(defaults)}
     values: dict[str, Any] = {}
     for item in items:
         key, sep, text = item.partition("=")
@@ -215,7 +216,7 @@ def _model_options(config_class: type, items: Sequence[str]) -> Any:
         except json.JSONDecodeError:
             values[key] = text
     try:
-        return config_class(**values)
+        return dataclasses.replace(defaults, **values)
     except (TypeError, ValueError) as exc:
         raise Seed3DError(f"--model-option: {exc}") from exc
 
@@ -581,9 +582,6 @@ def build_parser() -> argparse.ArgumentParser:
             t.add_argument("--queries", type=_positive, nargs=2, metavar=("NEAR", "VOLUME"),
                            help="SDF queries per shape and step, near the surface and uniform in the cube "
                                 "(default: the training config's, 1024 512)")
-            t.add_argument("--model-option", action="append", metavar="KEY=VALUE",
-                           help="set a field of the model config, e.g. light_queries=true (repeatable; default: "
-                                "the model's defaults)")
         if name == "geometry-coarse":
             t.add_argument("--trainable", choices=("all", "shape_head"),
                            help="what trains: all (default); shape_head: only the conditioner's shape head (which "
@@ -595,6 +593,11 @@ def build_parser() -> argparse.ArgumentParser:
             t.add_argument("--shapes", type=_positive, help="train shapes used (default: the training config's)")
             t.add_argument("--shape-offset", type=_non_negative,
                            help="first train shape used (2560 skips the shapes stage 1 trained on; default 0)")
+        if name in ("geometry-vae", "geometry-detail"):
+            example = "light_queries=true" if name == "geometry-vae" else "anchor_offsets=true"
+            t.add_argument("--model-option", action="append", metavar="KEY=VALUE",
+                           help=f"set a field of the model config, e.g. {example} (repeatable; default: the model's "
+                                "defaults)")
         if name == "pbr":
             t.add_argument("--tagger-only", action="store_true",
                            help="train only the material tagger (from --init-from's); keep --init-from's generator")

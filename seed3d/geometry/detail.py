@@ -9,6 +9,12 @@ The clean coarse latent is also an input at every step, beside the noisy feats.
 The trunk is stage 1's (:class:`~seed3d.geometry.coarse.CoarseFlow`) and :meth:`DetailFlow.from_coarse` copies it;
 positions enter only through Fourier features of the voxel centres, and the token sets, which differ in size per
 shape, are padded with a key mask (:func:`batch_supports`).
+
+With ``anchor_offsets`` the flow also generates where each token's VAE anchor sits: an offset from its voxel centre
+(3 more channels of the state). The VAE encodes a surface well only from anchors on it (its encoder learned on
+surface points), so the start is the coarse mesh encoded at the voxel centres snapped onto the coarse surface, the
+target the true shape encoded at the voxel centres snapped onto the true surface (:func:`snap_to_surface`), and
+the decoded latent is anchored at centre + generated offset (:func:`state_latent`).
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from torch import nn
 from seed3d.asset import Mesh
 from seed3d.errors import InvalidInputError
 from seed3d.geometry.coarse import CoarseFlow, _check_cond
-from seed3d.geometry.vae import ShapeVAE
+from seed3d.geometry.vae import ShapeLatent, ShapeVAE
 from seed3d.nn import FourierEmbed, PretrainedMixin, farthest_point_sample
 from seed3d.nn.dit import DiTTrunk
 from seed3d.nn.flow import FlowSampler
@@ -70,6 +76,9 @@ class DetailFlowConfig:
     t_start: float = 0.5
     """Noise level the refinement starts from (0 keeps the coarse latent, 1 ignores it); the model is trained for
     this start, so change it only with a retrained model."""
+    anchor_offsets: bool = False
+    """The flow also generates each token's VAE anchor as an offset from its voxel centre (3 more state channels,
+    after the latent's); off: the VAE decodes at the voxel centres themselves."""
     extra: dict[str, float] = field(default_factory=dict)
     """Free-form numbers recorded with the model (e.g. training settings)."""
 
@@ -81,6 +90,25 @@ class DetailFlowConfig:
                                     f"{self.dilation}, {self.max_tokens}")
         if not 0.0 < self.t_start <= 1.0:
             raise InvalidInputError(f"t_start must be in (0, 1], got {self.t_start}")
+
+    @property
+    def channels(self) -> int:
+        """Channels of the flow's state per token: the latent's, plus 3 with ``anchor_offsets``."""
+        return self.latent_dim + (3 if self.anchor_offsets else 0)
+
+    @property
+    def snap_reach(self) -> float:
+        """Farthest an anchor moves from its voxel centre: four voxels (0.25 at 32³; the 512 centres thinned from a
+        dilated 32³ shell lie up to ~0.2 from the true surface, 0.09 on average)."""
+        return 8.0 / self.resolution
+
+    def state_scale(self) -> torch.Tensor:
+        """Per-channel factor (channels,) from a state in the VAE's units (latent, offsets in normalised units) to
+        the flow's (``extra``'s ``latent_scale`` and ``offset_scale``, fixed when the model was trained)."""
+        scale = torch.full((self.channels,), 1.0 / float(self.extra.get("latent_scale", 1.0)))
+        if self.anchor_offsets:
+            scale[self.latent_dim:] = float(self.extra.get("offset_scale", 1.0))
+        return scale
 
 
 class DetailFlow(nn.Module, PretrainedMixin):
@@ -95,11 +123,13 @@ class DetailFlow(nn.Module, PretrainedMixin):
         cfg = config or DetailFlowConfig()
         self.config = cfg
         self.pos_embed = FourierEmbed(cfg.pos_freqs, cfg.pos_scale)
-        self.in_proj = nn.Linear(2 * cfg.latent_dim, cfg.width)  # the noisy feats and the coarse feats, side by side
+        # the noisy state and the coarse state side by side: latents first, then any offsets (so a model without
+        # offsets warm-starts the leading columns)
+        self.in_proj = nn.Linear(2 * cfg.channels, cfg.width)
         self.pos_proj = nn.Linear(self.pos_embed.out_dim, cfg.width)
         self.trunk = DiTTrunk(cfg.width, cfg.depth, cfg.heads, cfg.cond_dim, cfg.mlp_ratio, cfg.num_null_tokens,
                               cfg.time_freq_dim, cfg.pooled_condition)
-        self.out_proj = nn.Linear(cfg.width, cfg.latent_dim)
+        self.out_proj = nn.Linear(cfg.width, cfg.channels)
         nn.init.zeros_(self.out_proj.weight)
         nn.init.zeros_(self.out_proj.bias)
 
@@ -148,18 +178,34 @@ class DetailFlow(nn.Module, PretrainedMixin):
     def forward(self, x: torch.Tensor, t: torch.Tensor, cond: torch.Tensor, cond_mask: torch.Tensor | None = None,
                 *, positions: torch.Tensor, coarse: torch.Tensor, key_mask: torch.Tensor | None = None
                 ) -> torch.Tensor:
-        """Velocity (B, M, C) of noisy feats ``x`` at ``positions`` (B, M, 3), times ``t`` (B,), given ``cond`` and
-        the clean ``coarse`` feats (B, M, C) the sample started from (so the noise in ``x`` can be told apart).
+        """Velocity (B, M, C) of a noisy state ``x`` (feats, then any anchor offsets; the flow's units) at
+        ``positions`` (B, M, 3), times ``t`` (B,), given ``cond`` and the clean ``coarse`` state (B, M, C) the sample
+        started from (so the noise in ``x`` can be told apart).
 
         ``key_mask`` (B, M) is True on real tokens (padding gets zero velocity and is never attended)."""
-        c = self.config.latent_dim
+        c, d = self.config.channels, self.config.latent_dim
         if x.ndim != 3 or x.shape[-1] != c or positions.shape != (*x.shape[:2], 3) or coarse.shape != x.shape:
-            raise InvalidInputError(f"feats and coarse feats must be (B, M, {c}) and positions (B, M, 3), got "
+            raise InvalidInputError(f"state and coarse state must be (B, M, {c}) and positions (B, M, 3), got "
                                     f"{tuple(x.shape)}, {tuple(coarse.shape)} and {tuple(positions.shape)}")
         _check_cond(cond, cond_mask, self.config.cond_dim)
-        h = self.in_proj(torch.cat([x, coarse.to(x.dtype)], -1)) + self.pos_proj(self.pos_embed(positions.to(x.dtype)))
+        coarse = coarse.to(x.dtype)
+        both = torch.cat([x[..., :d], coarse[..., :d], x[..., d:], coarse[..., d:]], -1)
+        h = self.in_proj(both) + self.pos_proj(self.pos_embed(positions.to(x.dtype)))
         v = self.out_proj(self.trunk(h, t, cond, cond_mask, key_mask))
         return v if key_mask is None else v * key_mask[..., None].to(v.dtype)
+
+
+def widen_state(flow: DetailFlow, state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """A saved stage-2 ``state`` made to warm-start ``flow`` (:func:`~seed3d.nn.trainer.warm_start`) when ``flow``
+    has anchor offsets and the saved model had not: its output projection gains zero rows, so the offsets' velocity
+    starts at zero (the input projection's new columns start at zero in ``warm_start``)."""
+    out = dict(state)
+    w, b = state.get("out_proj.weight"), state.get("out_proj.bias")
+    grow = flow.config.channels - (0 if b is None else len(b))
+    if w is not None and b is not None and grow > 0:
+        out["out_proj.weight"] = torch.cat([w, w.new_zeros(grow, w.shape[1])])
+        out["out_proj.bias"] = torch.cat([b, b.new_zeros(grow)])
+    return out
 
 
 def _band_columns(freqs: int) -> dict[tuple[int, int, int], int]:
@@ -231,18 +277,49 @@ def coarse_support(source: np.ndarray | Mesh, resolution: int = 32, dilation: in
     return centres
 
 
+def snap_to_surface(support: np.ndarray, surface: np.ndarray, reach: float) -> np.ndarray:
+    """Each of ``support`` (M, 3) moved onto its nearest point of ``surface`` (N, 3), or ``reach`` toward it when
+    that is farther (float32)."""
+    from scipy.spatial import cKDTree
+
+    if not len(surface):
+        raise InvalidInputError("snap_to_surface got no surface points")
+    dist, idx = cKDTree(surface).query(support)
+    step = surface[idx] - support
+    far = dist > reach
+    step[far] *= (reach / dist[far])[:, None]
+    return (support + step).astype(np.float32)
+
+
 def detail_start(vae: ShapeVAE, coarse: Mesh, config: DetailFlowConfig, seed: int = 0
                  ) -> tuple[np.ndarray, torch.Tensor]:
     """Where stage 2 starts for a coarse mesh (normalised frame): its support (M, 3) (:func:`coarse_support` with
-    ``config``'s settings) and the mesh re-encoded there by ``vae`` (feats (M, C), the VAE's units; surface samples
-    drawn with ``seed``)."""
+    ``config``'s settings) and its state there (M, channels), in the VAE's units: the mesh re-encoded by ``vae``
+    (surface samples drawn with ``seed``) at the support or, with ``anchor_offsets``, at the support snapped onto
+    the mesh, those offsets after the feats."""
     support = coarse_support(coarse, config.resolution, config.dilation, config.max_tokens)
+    anchors = support
+    if config.anchor_offsets:
+        anchors = snap_to_surface(support, _surface_samples(coarse, 2.0 / config.resolution), config.snap_reach)
     pts, nrm, _ = coarse.sample_surface(vae.config.surface_points, seed=seed)
     dev = next(vae.parameters()).device
     t = lambda a: torch.from_numpy(np.ascontiguousarray(a, np.float32))[None].to(dev)  # noqa: E731
     with torch.no_grad():
-        latent = vae.encode(t(pts), t(nrm), anchors=t(support))
-    return support, latent.feats[0].float().cpu()
+        latent = vae.encode(t(pts), t(nrm), anchors=t(anchors))
+    state = latent.feats[0].float().cpu()
+    if config.anchor_offsets:
+        state = torch.cat([state, torch.from_numpy(anchors - support)], -1)
+    return support, state
+
+
+def state_latent(config: DetailFlowConfig, positions: torch.Tensor, state: torch.Tensor) -> ShapeLatent:
+    """The VAE latent of a stage-2 state (B, M, channels) in the VAE's units at ``positions`` (B, M, 3): its feats,
+    anchored at the positions plus the state's offsets (clamped to ``snap_reach``) when it has them."""
+    d = config.latent_dim
+    anchors = positions
+    if config.anchor_offsets:
+        anchors = positions + state[..., d:].clamp(-config.snap_reach, config.snap_reach).to(positions.dtype)
+    return ShapeLatent(anchors, state[..., :d])
 
 
 def batch_supports(supports: Sequence[np.ndarray | torch.Tensor], device: str | torch.device = "cpu"
@@ -267,8 +344,8 @@ def refine(detail_model: DetailFlow, positions: torch.Tensor | np.ndarray, coars
            t_start: float | None = None, steps: int = 25, guidance: float = 1.0, shift: float = 1.0,
            generator: torch.Generator | None = None, sampler: FlowSampler | None = None,
            callback: Callable[[float], None] | None = None) -> torch.Tensor:
-    """Detail feats (B, M, C) at ``positions`` (B, M, 3), sampled from the coarse latent's feats re-encoded at
-    those positions (``coarse_feats``, from the VAE) noised to ``t_start`` (default: the model's config); the clean
+    """Detail state (B, M, C) at ``positions`` (B, M, 3), sampled from the coarse state there (``coarse_feats``:
+    :func:`detail_start`'s, in the flow's units) noised to ``t_start`` (default: the model's config); the clean
     ``coarse_feats`` are also the flow's coarse input at every step.
 
     Unbatched ``positions`` (M, 3) / ``coarse_feats`` (M, C) give (M, C). ``sampler`` overrides ``steps``,

@@ -22,7 +22,7 @@ from seed3d.condition.image import ImageSource, preprocess_image, to_tensor
 from seed3d.errors import InvalidInputError
 from seed3d.geometry.coarse import CoarseFlow, CoarseFlowConfig, grid_sdf_function
 from seed3d.geometry.conditioning import ShapeConditioner, pool_values
-from seed3d.geometry.detail import DetailFlow, detail_start, refine
+from seed3d.geometry.detail import DetailFlow, detail_start, refine, state_latent
 from seed3d.geometry.extract import SAFETY, SDFFunction, extract_surface
 from seed3d.geometry.postprocess import RealWorldSize, clean_shell, real_world_size, rest_pose, to_asset_frame
 from seed3d.geometry.vae import ShapeLatent, ShapeVAE
@@ -198,14 +198,13 @@ class ShapeGenerator:
             raise InvalidInputError("no stage-2 detail flow loaded")
         report = callback or (lambda s, f: None)
         gen = torch.Generator(device=self.device).manual_seed(options.seed + 1)
-        support, coarse_feats = detail_start(self.vae, coarse_mesh(self.flow.config, grid), self.detail.config,
-                                             seed=options.seed)
+        cfg = self.detail.config
+        support, start = detail_start(self.vae, coarse_mesh(self.flow.config, grid), cfg, seed=options.seed)
         positions = torch.from_numpy(support).to(self.device)[None]
-        detail_scale = float(self.detail.config.extra.get("latent_scale", 1.0))
-        feats = refine(self.detail, positions, coarse_feats.to(self.device)[None] / detail_scale, cond, mask,
-                       steps=options.steps, guidance=options.guidance, generator=gen,
-                       callback=lambda f: report("detail", f))
-        return ShapeLatent(positions, feats * detail_scale)
+        scale = cfg.state_scale().to(self.device)
+        state = refine(self.detail, positions, start.to(self.device)[None] * scale, cond, mask, steps=options.steps,
+                       guidance=options.guidance, generator=gen, callback=lambda f: report("detail", f))
+        return state_latent(cfg, positions, state / scale)
 
     def extract(self, sdf: SDFFunction, truncation: float, resolution: int, level: float = 0.0) -> Mesh:
         """The raw surface (normalised frame) of a field truncated at ``truncation``: its ``level`` set, extracted

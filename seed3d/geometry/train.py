@@ -35,7 +35,7 @@ from seed3d.condition.text import TEXT_DIM, encode_token_arrays
 from seed3d.errors import AssetFormatError, InvalidInputError
 from seed3d.geometry.coarse import CoarseFlow, CoarseFlowConfig
 from seed3d.geometry.conditioning import ConditionerConfig, ShapeConditioner, pool_values
-from seed3d.geometry.detail import DetailFlow, DetailFlowConfig, detail_start
+from seed3d.geometry.detail import DetailFlow, DetailFlowConfig, detail_start, snap_to_surface, widen_state
 from seed3d.geometry.extract import EmptySurfaceError
 from seed3d.geometry.generate import GenerateOptions, coarse_mesh, nearest_to_prior
 from seed3d.geometry.vae import TRAINABLE, ShapeVAE, ShapeVAEConfig, sdf_loss
@@ -464,8 +464,9 @@ class DetailTrainConfig(TrainConfig):
     """Share conditioned on the text only (the rest get both)."""
     drop_condition: float = 0.1
     """Share trained with the null condition."""
-    model: DetailFlowConfig = field(default_factory=DetailFlowConfig)
-    """Flow sizes and support settings (trunk sizes must match stage 1)."""
+    model: DetailFlowConfig = field(default_factory=lambda: DetailFlowConfig(anchor_offsets=True))
+    """Flow sizes and support settings (trunk sizes must match stage 1); generated anchor offsets on, as the
+    shipped v2 was trained."""
 
     def __post_init__(self) -> None:
         if self.coarse_from not in ("truth", "stage1"):
@@ -491,14 +492,16 @@ class DetailModel(nn.Module):
 def support_latents(vae: ShapeVAE, data: dict[str, np.ndarray], cfg: DetailFlowConfig, coarse: CoarseFlowConfig,
                     progress: ProgressCallback | None = None) -> dict[str, np.ndarray]:
     """Stage 2's training pairs, per shape: the support of its coarse grid's surface (``data["grid_sdf"]``: the
-    true grid or stage 1's sample of it, meshed as stage 1's output is at inference), that coarse mesh re-encoded
-    there (``coarse``, where sampling starts) and the shape itself encoded there (``feats``, the target), padded to
-    ``max_tokens`` with a ``mask``. A shape whose coarse grid holds no surface gets no tokens (batches skip it)."""
+    true grid or stage 1's sample of it, meshed as stage 1's output is at inference), the state there where
+    sampling starts (``coarse``: :func:`~seed3d.geometry.detail.detail_start`'s) and the target state (``feats``:
+    the shape itself encoded at the support or, with ``anchor_offsets``, at the support snapped onto its surface
+    samples, those offsets after the feats), padded to ``max_tokens`` with a ``mask``. A shape whose coarse grid
+    holds no surface gets no tokens (batches skip it)."""
     c = vae.config
     n = len(data["surface_points"])
     pos = np.zeros((n, cfg.max_tokens, 3), np.float32)
     mask = np.zeros((n, cfg.max_tokens), bool)
-    feats = np.zeros((n, cfg.max_tokens, c.latent_dim), np.float32)
+    feats = np.zeros((n, cfg.max_tokens, cfg.channels), np.float32)
     start = np.zeros_like(feats)
     for i in range(n):
         try:
@@ -511,12 +514,18 @@ def support_latents(vae: ShapeVAE, data: dict[str, np.ndarray], cfg: DetailFlowC
                              data["sharp_normals"][i, : c.sharp_points]])
         n_surface = min(data["surface_points"].shape[1], c.surface_points)
         sh = np.concatenate([np.zeros(n_surface, bool), data["sharp_on_edge"][i, : c.sharp_points]])
+        anchors = sup
+        if cfg.anchor_offsets:
+            anchors = snap_to_surface(sup, data["surface_points"][i].astype(np.float64), cfg.snap_reach)
         with torch.no_grad():
             lat = vae.encode(torch.from_numpy(p.astype(np.float32))[None],
                              torch.from_numpy(nr.astype(np.float32))[None], torch.from_numpy(sh)[None],
-                             anchors=torch.from_numpy(sup)[None])
+                             anchors=torch.from_numpy(anchors)[None])
+        target = lat.feats[0].numpy()
+        if cfg.anchor_offsets:
+            target = np.concatenate([target, anchors - sup], -1)
         m = len(sup)
-        pos[i, :m], mask[i, :m], feats[i, :m], start[i, :m] = sup, True, lat.feats[0].numpy(), coarse_feats.numpy()
+        pos[i, :m], mask[i, :m], feats[i, :m], start[i, :m] = sup, True, target, coarse_feats.numpy()
         if progress is not None and (i % 16 == 15 or i == n - 1):
             progress((i + 1) / n, f"encoded supports {i + 1}/{n}")
     return {"positions": pos, "mask": mask, "feats": feats, "coarse": start}
@@ -565,19 +574,20 @@ def sampled_grids(coarse: CoarseFlow, conditioner: ShapeConditioner, views: dict
 
 
 def make_detail_batch(latents: dict[str, np.ndarray], views: dict[str, np.ndarray],
-                      text: tuple[np.ndarray, np.ndarray], step: int, cfg: DetailTrainConfig, latent_scale: float,
-                      augmenter: ViewAugmenter) -> dict[str, torch.Tensor]:
-    """The batch of ``step``: target feats at support positions, their mask, the bridge's end (where the line from
-    the target through the noised coarse latent at ``t_start`` reaches ``t = 1``), the clean coarse feats, times in
-    (0, ``t_start``] and the condition."""
+                      text: tuple[np.ndarray, np.ndarray], step: int, cfg: DetailTrainConfig,
+                      scale: float | np.ndarray, augmenter: ViewAugmenter) -> dict[str, torch.Tensor]:
+    """The batch of ``step``: target states at support positions (times ``scale``, per channel: the flow's units),
+    their mask, the bridge's end (where the line from the target through the noised coarse state at ``t_start``
+    reaches ``t = 1``), the clean coarse states, times in (0, ``t_start``] and the condition."""
     rng = np.random.default_rng([cfg.seed, step])
     usable = np.flatnonzero(latents["mask"].any(axis=1))
     idx = usable[rng.choice(len(usable), cfg.batch, replace=len(usable) < cfg.batch)]
     condition = _condition_batch(views, text, idx, rng, cfg, augmenter)
     gen = torch.Generator().manual_seed(int(rng.integers(1 << 62)))
-    x0 = torch.from_numpy(latents["feats"][idx] / latent_scale)
+    factor = np.asarray(scale, np.float32)
+    x0 = torch.from_numpy(latents["feats"][idx] * factor)
     ts = cfg.model.t_start
-    coarse = torch.from_numpy(latents["coarse"][idx] / latent_scale)
+    coarse = torch.from_numpy(latents["coarse"][idx] * factor)
     start = (1.0 - ts) * coarse + ts * torch.randn(x0.shape, generator=gen)
     # the bridge: the line through the target (t = 0) and the noised coarse latent (t = t_start), extended to t = 1
     end = x0 + (start - x0) / ts
@@ -616,6 +626,8 @@ def train_detail(data: PathType, out: PathType, config: DetailTrainConfig | None
     out = Path(out)
     key = f"{_sha256(vae_dir / 'model.safetensors')[:12]}-{_sha256(coarse_dir / 'flow' / 'config.json')[:8]}-" \
           f"{cfg.model.resolution}-{cfg.model.dilation}-{cfg.model.max_tokens}-{cfg.shapes or 'all'}"
+    if cfg.model.anchor_offsets:
+        key += f"-snapped{cfg.model.snap_reach:g}"
     if cfg.shape_offset:
         key += f"-from{cfg.shape_offset}"
     if cfg.coarse_from == "stage1":  # the sampled grids depend on stage 1's weights and the seed
@@ -639,25 +651,29 @@ def train_detail(data: PathType, out: PathType, config: DetailTrainConfig | None
         out.mkdir(parents=True, exist_ok=True)
         with atomic_file(cache) as tmp, open(tmp, "wb") as f:
             np.savez(f, **latents)
-    latent_scale = float(latents["feats"][latents["mask"]].std())
+    d, real = cfg.model.latent_dim, latents["feats"][latents["mask"]]
+    units = {"latent_scale": float(real[:, :d].std())}
+    if cfg.model.anchor_offsets:
+        units["offset_scale"] = 1.0 / max(float(real[:, d:].std()), 1e-6)
     if cfg.init_from:  # keep the units the warm start was trained in
         extra = json.loads((Path(cfg.init_from) / "config.json").read_text()).get("extra", {})
-        latent_scale = float(extra.get("latent_scale", latent_scale))
-    model.flow.config.extra = {**model.flow.config.extra, "latent_scale": latent_scale}
+        units.update({k: float(extra[k]) for k in units if k in extra})
+    model.flow.config.extra = {**model.flow.config.extra, **units}
+    scale = model.flow.config.state_scale().numpy()
     augmenter = ViewAugmenter(AugmentConfig(size=model.conditioner.image_size))
 
     def init() -> None:
         if cfg.init_from:
             from safetensors.torch import load_file
 
-            state = load_file(str(Path(cfg.init_from) / "model.safetensors"))
-            warm_start(model.flow, {k: v.float() for k, v in state.items()}, cfg.init_from)
+            state = {k: v.float() for k, v in load_file(str(Path(cfg.init_from) / "model.safetensors")).items()}
+            warm_start(model.flow, widen_state(model.flow, state), cfg.init_from)
         else:
             warm_start(model.flow, DetailFlow.from_coarse(coarse, cfg.model).state_dict(), str(coarse_dir / "flow"))
 
     return train_loop(model, cfg, out,
-                      lambda step: make_detail_batch(latents, views, text, step, cfg, latent_scale, augmenter),
+                      lambda step: make_detail_batch(latents, views, text, step, cfg, scale, augmenter),
                       detail_losses,  # type: ignore[arg-type]
                       on_fresh_start=init, info={"train_shapes": len(latents["positions"]), "vae": str(vae_dir),
-                                                 "coarse": str(coarse_dir), "latent_scale": latent_scale},
+                                                 "coarse": str(coarse_dir), **units},
                       progress=progress)

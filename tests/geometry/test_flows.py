@@ -11,8 +11,18 @@ import torch
 from seed3d.asset import Mesh
 from seed3d.errors import InvalidInputError
 from seed3d.geometry.coarse import CoarseFlow, CoarseFlowConfig, grid_sdf_function
-from seed3d.geometry.detail import DetailFlow, DetailFlowConfig, batch_supports, coarse_support, refine
+from seed3d.geometry.detail import (
+    DetailFlow,
+    DetailFlowConfig,
+    batch_supports,
+    coarse_support,
+    refine,
+    snap_to_surface,
+    state_latent,
+    widen_state,
+)
 from seed3d.nn.flow import FlowSampler, flow_loss, interpolate
+from seed3d.nn.trainer import warm_start
 
 TINY = {"width": 32, "depth": 2, "heads": 2, "cond_dim": 8, "pos_freqs": 3, "num_null_tokens": 2,
         "time_freq_dim": 16}
@@ -207,6 +217,48 @@ def test_refine_starts_from_partly_noised_coarse_latent() -> None:
     assert single.shape == (6, 4)
     with pytest.raises(InvalidInputError):
         refine(detail, pos[:, :5], feats, cond)
+
+
+def test_anchor_offsets_add_three_state_channels_and_warm_start_from_a_model_without_them() -> None:
+    plain = _detail_from(_coarse())
+    _randomise(plain, seed=3)
+    wide = DetailFlow(DetailFlowConfig(**DETAIL, anchor_offsets=True)).eval()
+    assert wide.config.channels == 7 and plain.config.channels == 4
+    assert wide.in_proj.weight.shape[1] == 14 and wide.out_proj.weight.shape[0] == 7
+    warm_start(wide, widen_state(wide, plain.state_dict()), "plain")
+    g = torch.Generator().manual_seed(0)
+    x, coarse, pos = torch.randn(2, 6, 7, generator=g), torch.randn(2, 6, 7, generator=g), torch.rand(2, 6, 3)
+    t, cond = torch.rand(2, generator=g), torch.randn(2, 3, 8, generator=g)
+    v = wide(x, t, cond, positions=pos, coarse=coarse)
+    # the latent channels move as the model without offsets moved them (whatever the offsets); the offsets start still
+    assert torch.allclose(v[..., :4], plain(x[..., :4], t, cond, positions=pos, coarse=coarse[..., :4]), atol=1e-5)
+    assert torch.equal(v[..., 4:], torch.zeros(2, 6, 3))
+    with pytest.raises(InvalidInputError, match="7"):
+        wide(x[..., :4], t, cond, positions=pos, coarse=coarse[..., :4])
+    # the flow's units: the latent over latent_scale, the offsets times offset_scale
+    cfg = DetailFlowConfig(**DETAIL, anchor_offsets=True, extra={"latent_scale": 2.0, "offset_scale": 20.0})
+    assert torch.equal(cfg.state_scale(), torch.tensor([0.5] * 4 + [20.0] * 3))
+    assert torch.equal(DetailFlowConfig(**DETAIL).state_scale(), torch.ones(4))
+
+
+def test_snapped_anchors_sit_on_the_surface_within_reach() -> None:
+    surface = np.stack(np.meshgrid(np.linspace(-1, 1, 41), np.linspace(-1, 1, 41), [0.0]), -1).reshape(-1, 3)
+    support = np.array([[0.0, 0.0, 0.05], [0.5, -0.5, -0.1], [0.2, 0.3, 0.6]])
+    snapped = snap_to_surface(support, surface, reach=0.25)
+    assert snapped.dtype == np.float32
+    assert np.allclose(snapped[:2], [[0.0, 0.0, 0.0], [0.5, -0.5, 0.0]], atol=1e-6)
+    assert np.allclose(snapped[2], [0.2, 0.3, 0.35], atol=1e-6)  # too far: moved by the reach toward the surface
+    with pytest.raises(InvalidInputError, match="no surface"):
+        snap_to_surface(support, np.zeros((0, 3)), 0.25)
+    # a state's offsets move its latent's anchors off the positions, by at most the reach
+    cfg = DetailFlowConfig(**DETAIL, resolution=16, anchor_offsets=True)
+    pos = torch.zeros(1, 2, 3)
+    state = torch.cat([torch.randn(1, 2, 4), torch.tensor([[[0.1, 0.0, -0.1], [0.0, 2.0, 0.0]]])], -1)
+    latent = state_latent(cfg, pos, state)
+    assert torch.equal(latent.feats, state[..., :4])
+    assert torch.allclose(latent.anchors, torch.tensor([[[0.1, 0.0, -0.1], [0.0, cfg.snap_reach, 0.0]]]))
+    plain = state_latent(DetailFlowConfig(**DETAIL), pos, state[..., :4])
+    assert torch.equal(plain.anchors, pos) and torch.equal(plain.feats, state[..., :4])
 
 
 def test_coarse_flow_overfits_one_grid() -> None:

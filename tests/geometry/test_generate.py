@@ -3,6 +3,7 @@ models."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -16,8 +17,8 @@ from seed3d.condition.encoder import ImageEncoderConfig
 from seed3d.errors import AssetFormatError, InvalidInputError
 from seed3d.geometry.coarse import CoarseFlow, CoarseFlowConfig, grid_sdf_function
 from seed3d.geometry.conditioning import ConditionerConfig, ShapeConditioner
-from seed3d.geometry.detail import DetailFlow, DetailFlowConfig
-from seed3d.geometry.generate import GenerateOptions, ShapeGenerator, coarse_grid
+from seed3d.geometry.detail import DetailFlow, DetailFlowConfig, coarse_support
+from seed3d.geometry.generate import GenerateOptions, ShapeGenerator, coarse_grid, coarse_mesh
 from seed3d.geometry.train import CoarseTrainConfig, train_coarse
 from seed3d.geometry.vae import ShapeVAE, ShapeVAEConfig
 from seed3d.synth.dataset import DatasetConfig, build_split
@@ -209,7 +210,7 @@ def test_stage2_batches_lie_on_the_line_from_the_noised_coarse_latent_to_the_sha
     from seed3d.nn.flow import interpolate
 
     views = load_views(trained[0], "train")
-    n, m, c, scale = len(views["description"]), 40, 8, 2.0
+    n, m, c, scale = len(views["description"]), 40, 8, 0.5  # flow units: state x scale
     rng = np.random.default_rng(0)
     latents = {"positions": rng.uniform(-1, 1, (n, m, 3)).astype(np.float32), "mask": np.ones((n, m), bool),
                "feats": rng.normal(size=(n, m, c)).astype(np.float32),
@@ -222,14 +223,14 @@ def test_stage2_batches_lie_on_the_line_from_the_noised_coarse_latent_to_the_sha
     assert torch.equal(batch["end"], make_detail_batch(latents, views, text, 3, cfg, scale, augmenter)["end"])
     assert bool(((batch["t"] > 0) & (batch["t"] <= 0.4)).all())
     # each sample's target is one usable shape's latent, in the flow's units
-    rows = [int(np.flatnonzero(np.isclose(latents["feats"][:, 0, 0] / scale, x[0, 0].item()))[0])
+    rows = [int(np.flatnonzero(np.isclose(latents["feats"][:, 0, 0] * scale, x[0, 0].item()))[0])
             for x in batch["x0"]]
     assert 0 not in rows and len(set(rows)) == n - 1
-    assert torch.allclose(batch["x0"], torch.from_numpy(latents["feats"][rows] / scale))
-    assert torch.allclose(batch["coarse"], torch.from_numpy(latents["coarse"][rows] / scale))
+    assert torch.allclose(batch["x0"], torch.from_numpy(latents["feats"][rows] * scale))
+    assert torch.allclose(batch["coarse"], torch.from_numpy(latents["coarse"][rows] * scale))
     # at t_start the line passes through the coarse latent noised to t_start: (1 - t) coarse + t N(0, 1)
     at_start = interpolate(batch["x0"], batch["end"], torch.full((32,), 0.4))
-    eps = (at_start - 0.6 * torch.from_numpy(latents["coarse"][rows] / scale)) / 0.4
+    eps = (at_start - 0.6 * torch.from_numpy(latents["coarse"][rows] * scale)) / 0.4
     assert abs(float(eps.mean())) < 0.05 and abs(float(eps.std()) - 1.0) < 0.05
     # and at t = 0 it is the target
     assert torch.allclose(interpolate(batch["x0"], batch["end"], torch.zeros(32)), batch["x0"])
@@ -274,6 +275,54 @@ def test_stage2_training_starts_from_stage1_and_generation_uses_it(trained: tupl
     start, restarted = DetailFlow.from_pretrained(final).state_dict(), DetailFlow.from_pretrained(again).state_dict()
     assert start["out_proj.weight"].abs().max() > 0  # trained (stage 1 would start it at zero)
     assert all(torch.allclose(start[k], restarted[k], atol=1e-6) for k in start)
+
+
+def test_stage2_with_anchor_offsets_learns_anchors_on_the_true_surface(trained: tuple[Path, Path, Path],
+                                                                        tmp_path: Path) -> None:
+    from scipy.spatial import cKDTree
+
+    from seed3d.geometry.train import DetailTrainConfig, load_geometry, train_detail
+
+    data, vae, coarse = trained
+    plain_cfg = DetailFlowConfig(latent_dim=8, width=32, depth=1, heads=2, cond_dim=32, resolution=8, dilation=0,
+                                 max_tokens=24)
+    settings = {"batch": 2, "warmup": 1, "vae": str(vae), "coarse": str(coarse)}
+    plain = train_detail(data, tmp_path / "plain", DetailTrainConfig(steps=2, model=plain_cfg, **settings))
+    snap_cfg = dataclasses.replace(plain_cfg, anchor_offsets=True)
+    final = train_detail(data, tmp_path / "snap", DetailTrainConfig(steps=1, lr=1e-12, model=snap_cfg,
+                                                                    init_from=str(plain), **settings))
+    info = json.loads((final / "training.json").read_text())
+    assert info["offset_scale"] > 0 and info["latent_scale"] == json.loads(
+        (plain / "training.json").read_text())["latent_scale"]  # the warm start's units are kept
+    # the model without offsets carries over: its latent channels as they were, the offsets' output at zero
+    old, new = DetailFlow.from_pretrained(plain).state_dict(), DetailFlow.from_pretrained(final).state_dict()
+    assert torch.allclose(new["out_proj.weight"][:8], old["out_proj.weight"], atol=1e-6)
+    assert new["out_proj.weight"][8:].abs().max() < 1e-9  # zero, moved by one step at lr 1e-12
+    assert torch.allclose(new["in_proj.weight"][:, :16], old["in_proj.weight"], atol=1e-6)
+    # the target anchors (support + offsets) sit on the true surface samples unless more than the reach away
+    (cache,) = (tmp_path / "snap").glob("supports-*.npz")
+    assert "snapped" in cache.name
+    pairs = dict(np.load(cache))
+    surface = load_geometry(data, "train", fields=("surface_points",))["surface_points"]
+    reach = snap_cfg.snap_reach
+    for i in range(len(surface)):
+        real = pairs["mask"][i]
+        pos, offsets = pairs["positions"][i][real], pairs["feats"][i][real][:, 8:]
+        moved = np.linalg.norm(offsets, axis=1)
+        gap = cKDTree(surface[i]).query(pos + offsets)[0]
+        assert len(pos) and np.all(moved <= reach + 1e-5) and np.all((gap < 1e-5) | (moved > reach - 1e-5))
+        assert np.abs(pairs["coarse"][i][real][:, 8:]).max() > 0  # the start snaps onto the coarse surface
+    # generation anchors stage 2's latent at the support moved by its generated offsets
+    gen = ShapeGenerator.from_folders(coarse, vae, final)
+    image = (np.random.default_rng(0).random((40, 40, 3)) * 255).astype(np.uint8)
+    cond, mask = gen.condition(image=image)
+    opts = GenerateOptions(steps=2, seed=3)
+    grid = gen.sample_coarse(cond, mask, opts)
+    latent = gen.sample_detail(grid, cond, mask, opts)
+    support = coarse_support(coarse_mesh(gen.flow.config, grid), 8, 0, 24)
+    shift = (latent.anchors[0] - torch.from_numpy(support)).abs()
+    assert latent.feats.shape == (1, len(support), 8) and shift.max() > 0 and shift.max() <= reach + 1e-6
+    assert torch.equal(gen.sample_detail(grid, cond, mask, opts).anchors, latent.anchors)
 
 
 def test_stage2_can_train_on_stage1s_own_samples(trained: tuple[Path, Path, Path], tmp_path: Path,
@@ -338,5 +387,10 @@ def test_cli_train_geometry_detail_passes_its_coarse_source(tmp_path: Path,
     assert main(["train", "geometry-detail", "--out", str(tmp_path / "b")]) == 0
     assert (seen[0].coarse_from, seen[0].shape_offset, seen[0].shapes) == ("stage1", 2560, 1280)
     assert (seen[1].coarse_from, seen[1].shape_offset, seen[1].shapes) == ("truth", 0, DetailTrainConfig().shapes)
+    # anchor offsets are on by default (as the shipped model was trained) and can be turned off
+    assert seen[1].model.anchor_offsets and DetailTrainConfig().model.anchor_offsets
+    assert main(["train", "geometry-detail", "--out", str(tmp_path / "c"), "--model-option", "anchor_offsets=false",
+                 "--model-option", "max_tokens=256"]) == 0
+    assert not seen[2].model.anchor_offsets and seen[2].model.max_tokens == 256 and seen[2].model.resolution == 32
     with pytest.raises(SystemExit):
         main(["train", "geometry-detail", "--coarse-from", "noise"])
