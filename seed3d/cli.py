@@ -596,8 +596,8 @@ def build_parser() -> argparse.ArgumentParser:
         if name in ("geometry-vae", "geometry-detail"):
             example = "light_queries=true" if name == "geometry-vae" else "anchor_offsets=true"
             t.add_argument("--model-option", action="append", metavar="KEY=VALUE",
-                           help=f"set a field of the model config, e.g. {example} (repeatable; default: the model's "
-                                "defaults)")
+                           help=f"set a field of the model config, e.g. {example} (repeatable; the rest as the "
+                                "training config has them)")
         if name == "pbr":
             t.add_argument("--tagger-only", action="store_true",
                            help="train only the material tagger (from --init-from's); keep --init-from's generator")

@@ -112,8 +112,8 @@ class DetailFlowConfig:
 
 
 class DetailFlow(nn.Module, PretrainedMixin):
-    """Stage-2 flow: noisy feats (B, M, C) at fixed ``positions`` (B, M, 3), beside the coarse feats they started
-    from -> velocity on the feats (B, M, C)."""
+    """Stage-2 flow: a noisy state (B, M, C: feats, then any anchor offsets) at fixed ``positions`` (B, M, 3), beside
+    the coarse state it started from -> velocity on the state (B, M, C)."""
 
     config_class = DetailFlowConfig
     model_type = "seed3d-detail-flow"
@@ -314,7 +314,7 @@ def detail_start(vae: ShapeVAE, coarse: Mesh, config: DetailFlowConfig, seed: in
 
 def state_latent(config: DetailFlowConfig, positions: torch.Tensor, state: torch.Tensor) -> ShapeLatent:
     """The VAE latent of a stage-2 state (B, M, channels) in the VAE's units at ``positions`` (B, M, 3): its feats,
-    anchored at the positions plus the state's offsets (clamped to ``snap_reach``) when it has them."""
+    anchored at the positions plus the state's offsets (each axis clamped to ``snap_reach``) when it has them."""
     d = config.latent_dim
     anchors = positions
     if config.anchor_offsets:
