@@ -20,7 +20,7 @@ from seed3d.geometry.conditioning import ConditionerConfig, ShapeConditioner
 from seed3d.geometry.detail import DetailFlow, DetailFlowConfig, coarse_support
 from seed3d.geometry.generate import GenerateOptions, ShapeGenerator, coarse_grid, coarse_mesh
 from seed3d.geometry.train import CoarseTrainConfig, train_coarse
-from seed3d.geometry.vae import ShapeVAE, ShapeVAEConfig
+from seed3d.geometry.vae import ShapeLatent, ShapeVAE, ShapeVAEConfig
 from seed3d.synth.dataset import DatasetConfig, build_split
 
 TINY_VAE = ShapeVAEConfig(num_tokens=16, token_choices=(16,), surface_points=96, sharp_points=32, anchor_pool=64,
@@ -236,6 +236,19 @@ def test_stage2_batches_lie_on_the_line_from_the_noised_coarse_latent_to_the_sha
     assert torch.allclose(interpolate(batch["x0"], batch["end"], torch.zeros(32)), batch["x0"])
 
 
+def _stage2_sample(coarse: Path, vae: Path, detail: Path
+                   ) -> tuple[ShapeGenerator, np.ndarray, torch.Tensor, torch.Tensor, GenerateOptions, np.ndarray,
+                              ShapeLatent]:
+    """A generator with both stages, a random image, its condition, 2-step options, and that image's stage-1 grid and
+    stage-2 latent."""
+    gen = ShapeGenerator.from_folders(coarse, vae, detail)
+    image = (np.random.default_rng(0).random((40, 40, 3)) * 255).astype(np.uint8)
+    cond, mask = gen.condition(image=image)
+    opts = GenerateOptions(steps=2, seed=3)
+    grid = gen.sample_coarse(cond, mask, opts)
+    return gen, image, cond, mask, opts, grid, gen.sample_detail(grid, cond, mask, opts)
+
+
 def test_stage2_training_starts_from_stage1_and_generation_uses_it(trained: tuple[Path, Path, Path],
                                                                    tmp_path: Path) -> None:
     from seed3d.geometry.train import DetailTrainConfig, train_detail
@@ -248,12 +261,7 @@ def test_stage2_training_starts_from_stage1_and_generation_uses_it(trained: tupl
     final = train_detail(data, tmp_path / "detail", run)
     info = json.loads((final / "training.json").read_text())
     assert info["steps"] == 2 and info["latent_scale"] > 0 and list((tmp_path / "detail").glob("supports-*.npz"))
-    gen = ShapeGenerator.from_folders(coarse, vae, final)
-    image = (np.random.default_rng(0).random((40, 40, 3)) * 255).astype(np.uint8)
-    cond, mask = gen.condition(image=image)
-    opts = GenerateOptions(steps=2, seed=3)
-    grid = gen.sample_coarse(cond, mask, opts)
-    latent = gen.sample_detail(grid, cond, mask, opts)
+    gen, image, cond, mask, opts, grid, latent = _stage2_sample(coarse, vae, final)
     assert 0 < latent.anchors.shape[1] <= 24  # the latent sits on the detail support
     assert torch.equal(gen.sample_detail(grid, cond, mask, opts).feats, latent.feats)
     assert np.array_equal(gen.sample_coarse(cond, mask, opts), grid)
@@ -313,12 +321,7 @@ def test_stage2_with_anchor_offsets_learns_anchors_on_the_true_surface(trained: 
         assert len(pos) and np.all(moved <= reach + 1e-5) and np.all((gap < 1e-5) | (moved > reach - 1e-5))
         assert np.abs(pairs["coarse"][i][real][:, 8:]).max() > 0  # the start snaps onto the coarse surface
     # generation anchors stage 2's latent at the support moved by its generated offsets
-    gen = ShapeGenerator.from_folders(coarse, vae, final)
-    image = (np.random.default_rng(0).random((40, 40, 3)) * 255).astype(np.uint8)
-    cond, mask = gen.condition(image=image)
-    opts = GenerateOptions(steps=2, seed=3)
-    grid = gen.sample_coarse(cond, mask, opts)
-    latent = gen.sample_detail(grid, cond, mask, opts)
+    gen, _, cond, mask, opts, grid, latent = _stage2_sample(coarse, vae, final)
     support = coarse_support(coarse_mesh(gen.flow.config, grid), 8, 0, 24)
     shift = (latent.anchors[0] - torch.from_numpy(support)).abs()
     assert latent.feats.shape == (1, len(support), 8) and shift.max() > 0 and shift.max() <= reach + 1e-6
