@@ -177,6 +177,8 @@ def cmd_train(args: argparse.Namespace) -> int:
             options[name] = getattr(args, name)
     if getattr(args, "trainable", None):
         options["trainable"] = args.trainable
+    if getattr(args, "distil", False):
+        options["distil"] = True
     if getattr(args, "queries", None):
         options["near_queries"], options["volume_queries"] = args.queries
     if getattr(args, "model_option", None):
@@ -579,6 +581,10 @@ def build_parser() -> argparse.ArgumentParser:
                            help="what trains: all (default); decoder: the encoder is kept from --init-from (its "
                                 "latents keep their meaning, so the flows trained on them stay valid); queries: the "
                                 "decoder's token blocks are kept too, only the per-query layers train")
+            t.add_argument("--distil", action="store_true",
+                           help="learn --init-from's own SDF instead of the data's (for a changed query path with "
+                                "--trainable queries; a light path with head_width = width starts from a "
+                                "least-squares fit of --init-from's)")
             t.add_argument("--queries", type=_positive, nargs=2, metavar=("NEAR", "VOLUME"),
                            help="SDF queries per shape and step, near the surface and uniform in the cube "
                                 "(default: the training config's, 1024 512)")

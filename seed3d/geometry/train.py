@@ -4,7 +4,8 @@
 The shape VAE learns from each sample's surface points (uniform by area, with normals), its sharp-edge points
 (flagged) and its SDF samples near the surface and uniform in the cube. Each step draws shapes, a token budget
 from ``ShapeVAEConfig.token_choices``, random yaw, mirror and uniform scale (exact for an SDF) and, on a share
-of steps, anchors jittered off the surface (as voxel-centre anchors of the detail stage are). Stage 1 learns
+of steps, anchors jittered off the surface (as voxel-centre anchors of the detail stage are); with ``distil`` a
+run learns another VAE's own SDF instead (a new query path on a kept encoder and token blocks). Stage 1 learns
 the coarse SDF grids of the train split (the data set's ``grid_sdf``) together with its image encoder; stage 2
 learns to carry the VAE latent of the true coarse grid's surface, noised, to the shape's own latent at the same
 support voxels (a bridge; see ``seed3d.geometry.detail``), its trunk starting from stage 1's. Both
@@ -38,7 +39,7 @@ from seed3d.geometry.conditioning import ConditionerConfig, ShapeConditioner, po
 from seed3d.geometry.detail import DetailFlow, DetailFlowConfig, detail_start, snap_to_surface, widen_state
 from seed3d.geometry.extract import EmptySurfaceError
 from seed3d.geometry.generate import GenerateOptions, coarse_mesh, nearest_to_prior
-from seed3d.geometry.vae import TRAINABLE, ShapeVAE, ShapeVAEConfig, sdf_loss
+from seed3d.geometry.vae import TRAINABLE, ShapeLatent, ShapeVAE, ShapeVAEConfig, sdf_loss
 from seed3d.nn.dit import pad_tokens
 from seed3d.nn.flow import FlowSampler, flow_loss, interpolate, sample_timesteps
 from seed3d.nn.trainer import TrainConfig, check_device, train_loop, warm_start
@@ -79,6 +80,13 @@ class VAETrainConfig(TrainConfig):
     """What trains: ``all``; ``decoder`` (the encoder copied from ``init_from``, which is then required, stays
     frozen, so its latents keep their meaning and flows trained on them need no retraining); ``queries`` (the
     decoder's token blocks stay frozen too: only the per-query layers train, on precomputed token features)."""
+    distil: bool = False
+    """Learn ``init_from``'s own SDF at the batch's queries instead of the data's (distillation, for a changed
+    query path with ``trainable`` 'queries'; the L1 term alone: the occupancy term's push away from zero would
+    pull the field off the teacher's); a light query path (``light_queries``, ``head_width`` = ``width``) then
+    starts from a least-squares fit of ``init_from``'s full path (``fit_light_queries``)."""
+    fit_points: int = 200_000
+    """Near-surface samples of the train split that least-squares fit uses."""
     model: ShapeVAEConfig = field(default_factory=ShapeVAEConfig)
     """Model sizes."""
 
@@ -88,6 +96,8 @@ class VAETrainConfig(TrainConfig):
         if self.trainable != "all" and not self.init_from:
             raise InvalidInputError(f"trainable={self.trainable!r} needs init_from: the VAE whose frozen parts it "
                                     "keeps")
+        if self.distil and not self.init_from:
+            raise InvalidInputError("distil needs init_from: the VAE whose SDF the run learns")
 
 
 def load_geometry(root: PathType, split: str, fields: tuple[str, ...] = VAE_FIELDS) -> dict[str, np.ndarray]:
@@ -144,9 +154,10 @@ def make_batch(data: dict[str, np.ndarray], step: int, cfg: VAETrainConfig) -> d
             "noise": torch.from_numpy(rng.standard_normal((cfg.batch, tokens, mc.latent_dim)).astype(f32))}
 
 
-def vae_losses(model: ShapeVAE, batch: dict[str, torch.Tensor], cfg: VAETrainConfig) -> dict[str, torch.Tensor]:
+def vae_losses(model: ShapeVAE, batch: dict[str, torch.Tensor], cfg: VAETrainConfig,
+               teacher: ShapeVAE | None = None) -> dict[str, torch.Tensor]:
     """Truncated-SDF L1, occupancy cross-entropy, KL, their weighted sum ``loss``, and the sign accuracy near the
-    surface."""
+    surface; against ``teacher``'s SDF of the same latent when given (distillation), else the data's."""
     mc = model.config
     anchors = model.choose_anchors(batch["points"], batch["normals"], batch["sharp"], batch["jitter"].shape[1])
     anchors = (anchors + batch["jitter"]).clamp(-1.0, 1.0)
@@ -159,13 +170,18 @@ def vae_losses(model: ShapeVAE, batch: dict[str, torch.Tensor], cfg: VAETrainCon
         tokens = model.tokens(latent)
     pred = model.decode_tokens(tokens, latent.anchors, batch["queries"]).float()
     target = batch["sdf"]
+    if teacher is not None:
+        with torch.no_grad():
+            fixed = ShapeLatent(latent.anchors.detach(), latent.feats.detach())
+            target = teacher.decode_tokens(teacher.tokens(fixed), fixed.anchors, batch["queries"]).float()
     rec = sdf_loss(pred, target, mc.truncation)
     occ = F.binary_cross_entropy_with_logits(-pred / cfg.occupancy_scale, (target < 0).float())
     kl = latent.kl()
     with torch.no_grad():
         near = target.abs() < 0.2 * mc.truncation
         sign = ((pred < 0) == (target < 0))[near].float().mean()
-    return {"loss": rec + cfg.occupancy_weight * occ + cfg.kl_weight * kl, "sdf_l1": rec, "occupancy": occ, "kl": kl,
+    occupancy_weight = 0.0 if teacher is not None else cfg.occupancy_weight  # its push off zero leaves the teacher
+    return {"loss": rec + occupancy_weight * occ + cfg.kl_weight * kl, "sdf_l1": rec, "occupancy": occ, "kl": kl,
             "sign_acc": sign}
 
 
@@ -179,6 +195,11 @@ def train_vae(data: PathType, out: PathType, config: VAETrainConfig | None = Non
     frozen = model.frozen_modules(cfg.trainable)
     frozen.requires_grad_(False)
 
+    teacher = None
+    if cfg.distil:
+        assert cfg.init_from
+        teacher = ShapeVAE.from_pretrained(cfg.init_from).eval().requires_grad_(False)
+
     def init() -> None:
         if cfg.init_from:
             source = Path(cfg.init_from)
@@ -188,14 +209,65 @@ def train_vae(data: PathType, out: PathType, config: VAETrainConfig | None = Non
             if ours.keys() != theirs.keys() or any(v.shape != theirs[k].shape for k, v in ours.items()):
                 raise InvalidInputError(f"{source}: the parts trainable={cfg.trainable!r} keeps frozen differ in "
                                         "shape from this config's; they must match")
+            if cfg.distil and cfg.model.light_queries and not source_model.config.light_queries:
+                _fit_light_start(model, source_model, geo["near_points"], cfg)
 
     (progress or (lambda f, m: None))(0.0, "loading data")
     geo = load_geometry(data, "train")
     log.info("%d training shapes, model %.2f M parameters", len(geo["surface_points"]), model.num_parameters() / 1e6)
     return train_loop(model, cfg, out, lambda step: make_batch(geo, step, cfg),
-                      lambda m, b: vae_losses(m, b, cfg),  # type: ignore[arg-type]
+                      lambda m, b: vae_losses(m, b, cfg, teacher),  # type: ignore[arg-type]
                       on_fresh_start=init, info={"train_shapes": len(geo["surface_points"])},
                       progress=progress, show=("sdf_l1", "sign_acc"))
+
+
+def _fit_light_start(model: ShapeVAE, source: ShapeVAE, near_points: np.ndarray, cfg: VAETrainConfig) -> None:
+    """Start ``model``'s light query map from the least-squares fit of ``source``'s full path at ``cfg.fit_points``
+    of the near-surface samples (its head, as wide as ``source``'s, was copied by the warm start)."""
+    if model.config.head_width != model.config.width:
+        raise InvalidInputError(f"distilling into the light query path needs head_width = width "
+                                f"({model.config.width}; the head is copied), got {model.config.head_width}")
+    rng = np.random.default_rng(cfg.seed)
+    flat = near_points.reshape(-1, 3)
+    points = torch.from_numpy(flat[rng.choice(len(flat), cfg.fit_points, replace=cfg.fit_points > len(flat))])
+    fitted, fit = fit_light_queries(source, points.float())
+    log.info("light query map fitted by least squares: %s", {k: round(v, 5) for k, v in fit.items()})
+    model.query_in.load_state_dict(fitted.query_in.state_dict())
+
+
+def fit_light_queries(vae: ShapeVAE, points: torch.Tensor) -> tuple[ShapeVAE, dict[str, float]]:
+    """A light-query-path copy of the full-path ``vae``, fitted at ``points`` (N, 3); and the fit's R^2.
+
+    The full path's query MLP and query projection become one linear map of the query's Fourier features, solved
+    by least squares (float64) to give the same attention query and the same residual, the residual also taking
+    the query's side of the value offset through the output projection (the light path has no offset term). The
+    encoder, token blocks, key/value and output projections and the head are copied, so latents keep their
+    meaning and the decoder its function up to the fit's error."""
+    if vae.config.light_queries:
+        raise InvalidInputError("the VAE already has the light query path; fit from a full-path VAE")
+    if points.ndim != 2 or points.shape[-1] != 3 or len(points) < 10 * vae.position_embed.out_dim:
+        raise InvalidInputError(f"points must be (N, 3) with N >= {10 * vae.position_embed.out_dim}, got "
+                                f"{tuple(points.shape)}")
+    r = vae.route
+    light = ShapeVAE(replace(vae.config, light_queries=True, head_width=vae.config.width))
+    shared = {k: v for k, v in vae.state_dict().items() if not k.startswith(("query_in.", "route.q."))}
+    missing, unexpected = light.load_state_dict(shared, strict=False)
+    assert not unexpected and set(missing) == {"query_in.weight", "query_in.bias"}, (missing, unexpected)
+    with torch.no_grad():
+        x = points.to(torch.float32)
+        feats = vae.position_embed(x)
+        res = vae.query_in(feats)
+        target = torch.cat([r.q(res), res + r.value_offset(x) @ r.out.weight.t()], dim=-1).double()
+        design = torch.cat([feats.double(), torch.ones(len(x), 1, dtype=torch.float64)], dim=-1)
+        solution = torch.linalg.lstsq(design, target).solution  # (F + 1, 2C): [query | residual]
+        fitted = design @ solution
+        r2 = 1.0 - (fitted - target).square().sum(0) / (target - target.mean(0)).square().sum(0)
+        light.query_in.weight.copy_(solution[:-1].t())
+        light.query_in.bias.copy_(solution[-1])
+    c = vae.config.width
+    report = {"r2_query_mean": float(r2[:c].mean()), "r2_query_min": float(r2[:c].min()),
+              "r2_residual_mean": float(r2[c:].mean()), "r2_residual_min": float(r2[c:].min())}
+    return light.eval(), report
 
 
 # ------------------------------------------------------------------------------------------ stage 1 (coarse)

@@ -13,9 +13,11 @@ into a grid whose cells shrink as tokens get denser (about one cell per token sp
 of them -- with a learned per-head penalty on its squared distance to each anchor and the anchor-to-query offset
 added to the values. A query therefore costs the same at 256 or 4,096 tokens. Queries of one cell share their
 tokens, so large query sets (surface extraction) are decoded cell by cell as small dense attention blocks;
-training decodes each query on its own. Both give the same numbers. The per-query layers around the attention
-are either an MLP in, an output projection and an MLP head (the full path), or, with ``light_queries``, one
-linear map in and a narrow head -- a fifth of the per-query arithmetic at the default sizes.
+training decodes each query on its own. Both compute the same function. The per-query layers around the attention
+are an MLP in, a query projection, an output projection and an MLP head (the full path) or, with
+``light_queries``, one linear map in (query and residual together), the output projection and the head: without
+the MLP's hidden layer and the query projection, 60 % of the full path's per-query arithmetic (head as wide).
+``seed3d.geometry.train.fit_light_queries`` fits that map to a trained full path by least squares.
 
 The token budget is chosen at inference (``num_tokens``); training draws it per step from ``token_choices``.
 Frames: the data set's normalised cube [-1, 1]^3 (an asset's longest side spans 1.8), SDF negative inside.
@@ -88,11 +90,12 @@ class ShapeVAEConfig:
     """Most routing cells per axis (a power of two): beyond it, more tokens make cells fuller, not smaller, so
     large token counts decode in fewer, larger blocks."""
     light_queries: bool = False
-    """The light per-query path: one linear map of a query's Fourier features gives its attention query and a
-    residual, no output projection, and an SDF head ``width -> head_width -> 1``; otherwise an MLP in, an output
-    projection and a ``width -> width -> 1`` head (v3 and before)."""
+    """The light per-query path: one linear map of a query's Fourier features gives its attention query and its
+    residual (which also carries the query's side of the anchor-to-query offset), then the output projection and
+    an SDF head ``width -> head_width -> 1``; otherwise an MLP in, a query projection, the output projection and
+    a ``width -> width -> 1`` head (v3 and before)."""
     head_width: int = 64
-    """Hidden width of the light path's SDF head."""
+    """Hidden width of the light path's SDF head (``fit_light_queries`` sets it to ``width``)."""
     truncation: float = 0.1
     """SDF truncation (normalised units): targets and outputs are clamped to +-truncation."""
     logvar_clamp: tuple[float, float] = (-12.0, 4.0)
@@ -139,12 +142,12 @@ class RoutedAttention(nn.Module):
     """Attention of queries over a few tokens each, with a per-head squared-distance penalty (scaled by token
     density) and the anchor-to-query offset added to the values (folded into the projected values)."""
 
-    def __init__(self, dim: int, heads: int, projections: bool = True) -> None:
+    def __init__(self, dim: int, heads: int, query_projection: bool = True) -> None:
         super().__init__()
         self.heads = heads
-        if projections:  # query and output projections (the light query path does without)
+        if query_projection:  # the light query path's linear map gives the attention query itself
             self.q = nn.Linear(dim, dim)
-            self.out = nn.Linear(dim, dim)
+        self.out = nn.Linear(dim, dim)
         self.kv = nn.Linear(dim, 2 * dim)
         self.value_offset = nn.Linear(3, dim, bias=False)
         self.log_beta = nn.Parameter(torch.full((heads,), math.log(40.0)))
@@ -168,6 +171,19 @@ class RoutedAttention(nn.Module):
         y = F.scaled_dot_product_attention(qx.view(split).transpose(1, 2), k.view(split).transpose(1, 2),
                                            v.view(split).transpose(1, 2), attn_mask=bias)
         return y.transpose(1, 2).reshape(n, s, c)
+
+    def fold_keys(self, kv: torch.Tensor, anchors: torch.Tensor, density: float) -> tuple[torch.Tensor, torch.Tensor]:
+        """Per-head keys (H, M, D + 4) and values (H, M, D) of ONE shape's projected tokens ``kv`` (M, 2C) at
+        ``anchors`` (M, 3), with the distance penalty folded into the keys: a query's scores are its
+        ``(q / sqrt(D), x, 1)`` against them (``-b |x - a|^2`` expanded, its ``|x|^2`` term, the same for all of a
+        query's tokens, dropped: softmax does not see it)."""
+        m, c = anchors.shape[0], kv.shape[-1] // 2
+        h = self.heads
+        k, v = kv.chunk(2, dim=-1)
+        b = (self.log_beta.exp() * density)[:, None, None]  # (H, 1, 1)
+        keys = torch.cat([k.reshape(m, h, c // h).transpose(0, 1), (2.0 * b) * anchors,
+                          -b * anchors.square().sum(-1)[None, :, None]], dim=-1)
+        return keys.contiguous(), v.reshape(m, h, c // h).transpose(0, 1).contiguous()
 
 
 class ShapeVAE(nn.Module, PretrainedMixin):
@@ -194,7 +210,7 @@ class ShapeVAE(nn.Module, PretrainedMixin):
         self.latent_pos = mlp([pd, w, w])
         self.decoder = nn.ModuleList(SelfBlock(w, cfg.heads) for _ in range(cfg.decoder_depth))
         self.token_norm = nn.LayerNorm(w)
-        self.route = RoutedAttention(w, cfg.heads, projections=not cfg.light_queries)
+        self.route = RoutedAttention(w, cfg.heads, query_projection=not cfg.light_queries)
         if cfg.light_queries:
             self.query_in: nn.Module = nn.Linear(pd, 2 * w)
             self.head = nn.Sequential(nn.LayerNorm(w), mlp([w, cfg.head_width, 1]))
@@ -321,19 +337,70 @@ class ShapeVAE(nn.Module, PretrainedMixin):
         return self.route.q(x), x
 
     def query_sdf(self, attended: torch.Tensor, xyz: torch.Tensor, res: torch.Tensor) -> torch.Tensor:
-        """SDF (...) of queries at ``xyz`` (..., 3) from their attention output (before any projection) and
+        """SDF (...) of queries at ``xyz`` (..., 3) from their attention output (before the output projection) and
         residual features (see ``query_features``). The light path's residual also carries the query's side of
         the anchor-to-query offset (its Fourier features include the position)."""
         if self.config.light_queries:
-            return self.head(res + attended)[..., 0]
+            return self.head(res + self.route.out(attended))[..., 0]
         return self.head(res + self.route.out(attended + self.route.value_offset(xyz)))[..., 0]
+
+    def folded_queries(self) -> dict[str, tuple[torch.Tensor, ...]]:
+        """The per-query layers merged for ``decode_cells`` (the same function in fewer steps): one map gives the
+        residual and the attention query (the latter pre-scaled by 1 / sqrt(head width); on the full path the query
+        projection is folded into the query MLP's last layer), the output projection's bias moves into the
+        residual, and on the full path the query's side of the value offset passes the output projection as one
+        3 x C map. Each entry is (bias, weight transposed) for ``torch.addmm``, or a weight alone."""
+        r, c = self.route, self.config.width
+        s = 1.0 / math.sqrt(c // self.config.heads)
+        out = {"out": (r.out.weight.t().contiguous(),)}
+        if self.config.light_queries:
+            assert isinstance(self.query_in, nn.Linear)
+            (wq, wr), (bq, br) = self.query_in.weight.chunk(2), self.query_in.bias.chunk(2)
+            return {**out, "in": (torch.cat([br + r.out.bias, s * bq]), torch.cat([wr, s * wq]).t().contiguous())}
+        first, last = self.query_in[0], self.query_in[-1]
+        return {**out, "first": (first.bias, first.weight.t().contiguous()),
+                "in": (torch.cat([last.bias + r.out.bias, s * (r.q.weight @ last.bias + r.q.bias)]),
+                       torch.cat([last.weight, s * (r.q.weight @ last.weight)]).t().contiguous()),
+                "offset": ((r.out.weight @ r.value_offset.weight).t().contiguous(),)}
+
+    def _decode_block(self, xyz: torch.Tensor, lists: torch.Tensor, pos: torch.Tensor, group: int,
+                      folded: dict[str, tuple[torch.Tensor, ...]], keys: torch.Tensor, values: torch.Tensor
+                      ) -> torch.Tensor:
+        """SDF of queries ``xyz`` (N, 3) sitting at slots ``pos`` of ``len(lists)`` chunks of ``group`` slots, each
+        chunk attending to its token list (``lists`` (chunks, K)); see ``decode_cells``."""
+        n, h = len(xyz), self.config.heads
+        d = self.config.width // h
+        x = self.position_embed(xyz)
+        if "first" in folded:
+            b, w = folded["first"]
+            x = F.gelu(torch.addmm(b, x, w))
+        b, w = folded["in"]
+        x = torch.addmm(b, x, w)
+        res, q = x[:, : h * d], x[:, h * d:]
+        qa = torch.empty(h, n, d + 4, dtype=xyz.dtype, device=xyz.device)
+        qa[..., :d] = q.view(n, h, d).transpose(0, 1)
+        qa[..., d: d + 3] = xyz
+        qa[..., d + 3] = 1.0
+        chunks = len(lists)
+        qg = qa.new_zeros(h, chunks * group, d + 4).index_copy_(1, pos, qa)  # padding slots attend too; dropped
+        flat = lists.reshape(-1)
+        k = keys.index_select(1, flat).view(h * chunks, -1, d + 4)
+        v = values.index_select(1, flat).view(h * chunks, -1, d)
+        p = torch.bmm(qg.view(h * chunks, group, d + 4), k.transpose(1, 2)).softmax(-1)
+        y = torch.bmm(p, v).view(h, chunks * group, d).index_select(1, pos).transpose(0, 1).reshape(n, h * d)
+        pre = torch.addmm(res, y, *folded["out"])
+        if "offset" in folded:
+            pre.addmm_(xyz, *folded["offset"])
+        return self.head(pre)[..., 0]
 
     def decode_cells(self, tokens: torch.Tensor, anchors: torch.Tensor, queries: torch.Tensor,
                      group: int = 64, block: int = DECODE_BLOCK, cache: dict[str, object] | None = None
                      ) -> torch.Tensor:
         """Truncated SDF (Q,) of ONE shape (``tokens`` (1, M, 2C), ``anchors`` (1, M, 3)) at ``queries`` (Q, 3),
-        in dense attention blocks. Same numbers as ``decode_tokens``; ``cache`` keeps each cell's token list
-        between calls.
+        in dense attention blocks. The same function as ``decode_tokens`` (to float rounding), with the per-query
+        layers merged (``folded_queries``) and the distance penalty folded into the keys
+        (``RoutedAttention.fold_keys``); ``cache`` keeps those and each cell's token list between calls for one
+        shape.
 
         Queries are sorted by routing cell; a cell's queries attend to its token list together, up to ``group``
         at a time (fewer when cells hold few queries, so padding stays small). The work runs ``block`` queries
@@ -347,6 +414,11 @@ class ShapeVAE(nn.Module, PretrainedMixin):
         table = cache.get("table")
         if not isinstance(table, torch.Tensor):
             table = cache["table"] = torch.full((grid ** 3, k), -1, dtype=torch.long, device=dev)
+        if "keys" not in cache:
+            cache["keys"] = self.route.fold_keys(tokens[0], anchors[0], m / 256.0)
+            cache["folded"] = self.folded_queries()
+        keys, values = cache["keys"]  # type: ignore[misc]
+        folded: dict[str, tuple[torch.Tensor, ...]] = cache["folded"]  # type: ignore[assignment]
         order = torch.argsort(cells)
         ucell, counts = torch.unique_consecutive(cells[order], return_counts=True)
         todo = ucell[table[ucell, 0] < 0]
@@ -367,7 +439,6 @@ class ShapeVAE(nn.Module, PretrainedMixin):
         slot = rank % group
         n_chunks = int(per_cell.sum())
         lists = table[ucell][torch.repeat_interleave(torch.arange(nc, device=dev), per_cell)]  # (chunks, K)
-        kv, points = tokens[0], anchors[0]
         out = torch.empty(len(cells), dtype=queries.dtype, device=dev)
         step = max(1, block // group)
         starts = torch.arange(0, n_chunks + step, step, device=dev).clamp(max=n_chunks)
@@ -375,17 +446,8 @@ class ShapeVAE(nn.Module, PretrainedMixin):
         for i, c0 in enumerate(range(0, n_chunks, step)):
             c1, (s0, s1) = min(c0 + step, n_chunks), bounds[i: i + 2]
             idx = order[s0:s1]
-            qs = queries.index_select(0, idx)
-            qx, res = self.query_features(qs)
-            at, sl = chunk[s0:s1] - c0, slot[s0:s1]
-            qg = qx.new_zeros(c1 - c0, group, qx.shape[-1])  # padding slots attend too; their output is dropped
-            pg = qs.new_zeros(c1 - c0, group, 3)
-            qg[at, sl] = qx
-            pg[at, sl] = qs
-            flat = lists[c0:c1].reshape(-1)
-            y = self.route.attend(qg, pg, kv.index_select(0, flat).view(c1 - c0, k, -1),
-                                  points.index_select(0, flat).view(c1 - c0, k, 3), m / 256.0)
-            out[idx] = self.query_sdf(y[at, sl], qs, res)
+            pos = (chunk[s0:s1] - c0) * group + slot[s0:s1]
+            out[idx] = self._decode_block(queries.index_select(0, idx), lists[c0:c1], pos, group, folded, keys, values)
         return out
 
     def decode(self, latent: ShapeLatent, queries: torch.Tensor) -> torch.Tensor:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ import pytest
 import torch
 
 from seed3d.errors import InvalidInputError
-from seed3d.geometry.train import VAETrainConfig, load_geometry, make_batch, train_vae
+from seed3d.geometry.train import VAETrainConfig, fit_light_queries, load_geometry, make_batch, train_vae, vae_losses
 from seed3d.geometry.vae import TRAINABLE, ShapeLatent, ShapeVAE, ShapeVAEConfig, surface_complexity
 from seed3d.synth.dataset import DatasetConfig, build_split
 
@@ -131,10 +132,10 @@ def test_routing_grid_stops_at_its_maximum_and_cells_then_fill_up() -> None:
             ShapeVAEConfig(route_grid_max=bad)
 
 
-def test_light_query_path_has_no_projections_and_decodes_the_same_cell_by_cell() -> None:
+def test_light_query_path_has_no_query_projection_and_decodes_the_same_cell_by_cell() -> None:
     light = ShapeVAE(ShapeVAEConfig(**{**TINY.__dict__, "light_queries": True, "head_width": 16})).eval()
     names = {k for k, _ in light.named_parameters()}
-    assert not any(k.startswith(("route.q.", "route.out.")) for k in names)
+    assert not any(k.startswith("route.q.") for k in names) and "route.out.weight" in names
     assert light.num_parameters() < ShapeVAE(TINY).num_parameters()
     tokens, anchors, q = _random_tokens(light, 100, 1500)
     with torch.no_grad():
@@ -145,6 +146,31 @@ def test_light_query_path_has_no_projections_and_decodes_the_same_cell_by_cell()
         changed = tokens.clone()
         changed[0, [i for i in range(100) if i not in set(idx.tolist())]] += 5.0
         assert torch.allclose(light.decode_tokens(changed, anchors, q[None, :1]), want[:1], atol=1e-6)
+
+
+def test_light_query_fit_keeps_the_latent_and_reproduces_the_full_path() -> None:
+    torch.manual_seed(0)
+    full = ShapeVAE(TINY).eval()
+    tokens, anchors, q = _random_tokens(full, 120, 3000)
+    light, fit = fit_light_queries(full, torch.rand(4000, 3) * 2 - 1)
+    assert light.config.light_queries and light.config.head_width == TINY.width
+    assert 0.9 < fit["r2_residual_mean"] <= 1.0 and fit["r2_query_min"] <= fit["r2_query_mean"] <= 1.0
+    theirs = full.state_dict()
+    ours = light.state_dict()
+    assert all(torch.equal(v, theirs[k]) for k, v in ours.items() if not k.startswith("query_in."))
+    p, n, s = _cube_points(96)
+    unfitted = ShapeVAE(light.config).eval()  # the same but for a query map of its own initialisation
+    unfitted.load_state_dict({**ours, **{k: v for k, v in unfitted.state_dict().items() if k.startswith("query_in.")}})
+    with torch.no_grad():
+        assert torch.equal(full.encode(p, n, s).feats, light.encode(p, n, s).feats)
+        want = full.decode_cells(tokens, anchors, q)
+        error = (light.decode_cells(tokens, anchors, q) - want).abs().mean()
+        unfitted_error = (unfitted.decode_cells(tokens, anchors, q) - want).abs().mean()
+    assert error < 0.25 * want.std() and error < 0.3 * unfitted_error
+    with pytest.raises(InvalidInputError, match="already has the light query path"):
+        fit_light_queries(light, torch.rand(4000, 3))
+    with pytest.raises(InvalidInputError, match="points must be"):
+        fit_light_queries(full, torch.rand(20, 3))
 
 
 def test_save_and_load_give_identical_sdf(tmp_path: Path) -> None:
@@ -235,6 +261,51 @@ def test_partial_training_keeps_the_frozen_parts_and_moves_the_rest(tiny_data: P
         train_vae(tiny_data, tmp_path / "c", wide)
 
 
+def test_distilling_into_the_light_path_starts_from_the_fit_and_keeps_the_latent(tiny_data: Path,
+                                                                                  tmp_path: Path) -> None:
+    cfg = VAETrainConfig(steps=2, batch=2, near_queries=16, volume_queries=8, warmup=1, lr=1e-3, model=TINY)
+    first = train_vae(tiny_data, tmp_path / "a", cfg)
+    full = ShapeVAE.from_pretrained(first).eval()
+    light = ShapeVAEConfig(**{**TINY.__dict__, "light_queries": True, "head_width": TINY.width})
+    distil = VAETrainConfig(**{**cfg.__dict__, "init_from": str(first), "trainable": "queries", "distil": True,
+                               "model": light, "fit_points": 2000})
+    start = ShapeVAE.from_pretrained(train_vae(tiny_data, tmp_path / "fit", replace(distil, steps=0))).eval()
+    after = ShapeVAE.from_pretrained(train_vae(tiny_data, tmp_path / "distil", distil)).eval()
+    log = [json.loads(line) for line in (tmp_path / "distil" / "log.jsonl").read_text().splitlines()]
+    assert log[-1]["step"] == 2 and all(np.isfinite(r["sdf_l1"]) for r in log)
+    tokens, anchors, q = _random_tokens(full, 60, 2000)
+    unfitted = ShapeVAE(light).eval()
+    p, n, s = _cube_points(96)
+    with torch.no_grad():
+        want = full.decode_cells(tokens, anchors, q)
+        start_error = (start.decode_cells(tokens, anchors, q) - want).abs().mean()
+        assert start_error < 0.5 * (unfitted.decode_cells(tokens, anchors, q) - want).abs().mean()
+        assert torch.equal(full.encode(p, n, s).feats, after.encode(p, n, s).feats)
+    assert torch.equal(start.state_dict()["head.1.0.weight"], full.state_dict()["head.1.0.weight"])
+    assert not torch.equal(start.state_dict()["query_in.weight"], after.state_dict()["query_in.weight"])
+    with pytest.raises(InvalidInputError, match="distil needs init_from"):
+        VAETrainConfig(distil=True)
+    narrow = replace(distil, model=ShapeVAEConfig(**{**light.__dict__, "head_width": 8}))
+    with pytest.raises(InvalidInputError, match="head_width = width"):
+        train_vae(tiny_data, tmp_path / "narrow", narrow)
+
+
+def test_distillation_loss_measures_against_the_teacher_and_drops_the_occupancy_term(tiny_data: Path) -> None:
+    cfg = VAETrainConfig(batch=2, near_queries=16, volume_queries=8, model=TINY)
+    batch = make_batch(load_geometry(tiny_data, "train"), 0, cfg)
+    torch.manual_seed(0)
+    model = ShapeVAE(TINY).eval()
+    with torch.no_grad():
+        last = model.head[-1][-1]  # outputs within the truncation, where the loss does not clamp them
+        last.weight.mul_(0.01)
+        last.bias.zero_()
+        against_itself = vae_losses(model, batch, cfg, teacher=model)
+        against_data = vae_losses(model, batch, cfg)
+    assert against_itself["sign_acc"] == 1.0 and against_itself["sdf_l1"] < 0.1 * against_data["sdf_l1"]
+    assert torch.isclose(against_itself["loss"], against_itself["sdf_l1"] + cfg.kl_weight * against_itself["kl"])
+    assert not torch.isclose(against_data["loss"], against_data["sdf_l1"] + cfg.kl_weight * against_data["kl"])
+
+
 def test_sparse_queries_shrink_the_group_and_keep_the_numbers() -> None:
     torch.manual_seed(0)
     model = ShapeVAE(TINY).eval()
@@ -255,9 +326,10 @@ def test_cli_train_geometry_vae_passes_model_options_and_what_trains(
     seen: list[VAETrainConfig] = fake_trainer("seed3d.geometry.train", "train_vae")
     assert main(["train", "geometry-vae", "--out", str(tmp_path / "a"), "--init-from", "weights/geometry-vae",
                  "--trainable", "decoder", "--model-option", "light_queries=true", "--model-option",
-                 "route_cells=0.5", "--queries", "3072", "1024"]) == 0
+                 "route_cells=0.5", "--queries", "3072", "1024", "--distil"]) == 0
     assert main(["train", "geometry-vae", "--out", str(tmp_path / "b")]) == 0
     assert seen[0].trainable == "decoder" and seen[0].model.light_queries and seen[0].model.route_cells == 0.5
+    assert seen[0].distil and not seen[1].distil
     assert seen[0].model.width == ShapeVAEConfig().width
     assert (seen[0].near_queries, seen[0].volume_queries) == (3072, 1024)
     assert seen[1].trainable == "all" and seen[1].model == ShapeVAEConfig()
