@@ -5,7 +5,7 @@
 #
 #   OUT=/tmp/gpu BUDGET_S=540 scripts/gpu_train.sh                       # both models
 #   OUT=/tmp/gpu BUDGET_S=540 MODELS=geometry-vae scripts/gpu_train.sh  # one of them, with the whole GPU
-#   VAE_ARGS="--trainable queries --model-option light_queries=true --queries 3072 1024" ...  # VAE options
+#   VAE_ARGS="--trainable decoder --model-option light_queries=true --model-option head_width=192" ...  # VAE options
 #
 # Made for a bare CUDA machine whose python3 has torch, numpy, scipy, safetensors and tqdm: the one missing
 # package, manifold3d, comes as a wheel in .whl/ (ignored by git), fetched beforehand for that python, e.g.
@@ -29,7 +29,9 @@ VAE_BATCH=${VAE_BATCH:-32}
 SEG_BATCH=${SEG_BATCH:-32}
 PROBE=${PROBE:-60}
 MODELS=${MODELS:-geometry-vae part-seg}   # which of the two to train
-VAE_ARGS=${VAE_ARGS:-}         # further options of seed3d train geometry-vae
+# further options of seed3d train geometry-vae; the default keeps the shipped VAE's light query path (v4), whose
+# tensors a run with the default (full) path would not copy but start afresh
+VAE_ARGS=${VAE_ARGS:---model-option light_queries=true --model-option head_width=192}
 WORK=${WORK:-/tmp/seed3d-gpu}
 T0=$(date +%s)
 elapsed() { echo $(( $(date +%s) - T0 )); }
