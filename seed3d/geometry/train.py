@@ -39,7 +39,7 @@ from seed3d.geometry.conditioning import ConditionerConfig, ShapeConditioner, po
 from seed3d.geometry.detail import DetailFlow, DetailFlowConfig, detail_start, snap_to_surface, widen_state
 from seed3d.geometry.extract import EmptySurfaceError
 from seed3d.geometry.generate import GenerateOptions, coarse_mesh, nearest_to_prior
-from seed3d.geometry.vae import TRAINABLE, ShapeLatent, ShapeVAE, ShapeVAEConfig, sdf_loss
+from seed3d.geometry.vae import TRAINABLE, ShapeVAE, ShapeVAEConfig, sdf_loss
 from seed3d.nn.dit import pad_tokens
 from seed3d.nn.flow import FlowSampler, flow_loss, interpolate, sample_timesteps
 from seed3d.nn.trainer import TrainConfig, check_device, train_loop, warm_start
@@ -172,8 +172,7 @@ def vae_losses(model: ShapeVAE, batch: dict[str, torch.Tensor], cfg: VAETrainCon
     target = batch["sdf"]
     if teacher is not None:
         with torch.no_grad():
-            fixed = ShapeLatent(latent.anchors.detach(), latent.feats.detach())
-            target = teacher.decode_tokens(teacher.tokens(fixed), fixed.anchors, batch["queries"]).float()
+            target = teacher.decode_tokens(teacher.tokens(latent), latent.anchors, batch["queries"]).float()
     rec = sdf_loss(pred, target, mc.truncation)
     occ = F.binary_cross_entropy_with_logits(-pred / cfg.occupancy_scale, (target < 0).float())
     kl = latent.kl()
