@@ -14,9 +14,17 @@ Batch: ``run_batch`` over ``--items`` small jobs (reduced settings, distinct see
 the baseline), 2 worker processes and a local Ray cluster of 2 actors, each into a fresh folder; throughput
 is items per minute, also as a ratio to the 1-worker run beside it.
 
+Sweep (``--sweep N``): ``run_job`` at default settings on the test-split descriptions of N categories spread over
+the data set's list (the first sample of each) and on view 0 of the same samples (PNG with alpha, no category
+given), each in a fresh child process: how many assets pass validation, which
+checks fail, parts and joints per asset, beside a sheet of their previews (``<out>_sweep.png``). One text and one
+image say little about whether a geometry model's surfaces survive parts, articulation and the engine checks;
+this is the figure to compare weights folders by (``SEED3D_WEIGHTS=DIR``).
+
 The machine may be shared (other jobs beside this one): the JSON records the load average before and after.
 Writes ``eval/results/pipeline.json`` and ``eval/results/pipeline.png``.
-Run: ``nice -n 10 python eval/bench_pipeline.py``.
+Run: ``nice -n 10 python eval/bench_pipeline.py``; the sweep alone: ``nice -n 10 python eval/bench_pipeline.py
+--skip-default --skip-reduced --skip-batch --sweep 6 --out eval/results/pipeline_sweep.json``.
 """
 
 from __future__ import annotations
@@ -153,6 +161,85 @@ def per_asset(tmp: Path, image: Path, settings: dict[str, dict[str, Any]]) -> li
     return rows
 
 
+def sweep(tmp: Path, n: int, data_root: str) -> list[dict[str, Any]]:
+    """``run_job`` at default settings on the descriptions and images of ``n`` test samples of distinct categories."""
+    import numpy as np
+    from PIL import Image
+
+    from seed3d.geometry.train import load_geometry
+    from seed3d.synth.dataset import JOINT_TYPE_IDS
+
+    data = load_geometry(data_root, "test", fields=("sample_id", "category", "description", "cond_rgb",
+                                                    "cond_alpha", "num_parts", "num_joints", "joint_type"))
+    fixed = JOINT_TYPE_IDS.index("fixed")
+    first: dict[str, int] = {}  # each category's first sample, in data-set order
+    for i, c in enumerate(data["category"]):
+        first.setdefault(str(c), i)
+    order = list(first.values())
+    picks = [order[k] for k in np.linspace(0, len(order) - 1, min(n, len(order))).round().astype(int)]
+    rows = []
+    for kind in ("text", "image"):
+        for i in picks:
+            sid, category = str(data["sample_id"][i]), str(data["category"][i])
+            if kind == "text":
+                spec: dict[str, Any] = {"text": str(data["description"][i])}
+            else:
+                rgba = np.concatenate([data["cond_rgb"][i, 0], data["cond_alpha"][i, 0][..., None]], -1)
+                path = tmp / f"sweep-{sid}.png"
+                Image.fromarray(rgba, "RGBA").save(path)
+                spec = {"image": str(path)}
+            print(f"sweep {kind:5s} {category:9s} {sid} ...", end=" ", flush=True)
+            out = tmp / f"sweep-{kind}-{sid}"
+            res = run_child(spec, out)
+            s = res["summary"]
+            report = json.loads((out / "report.json").read_text())
+            failed = [f"{c['name']}: {c['message']}" for c in report["checks"] if c["status"] == "fail"]
+            preview = out / "preview.png"
+            types = data["joint_type"][i][: int(data["num_joints"][i])]
+            row = {"input": kind, "sample_id": sid, "category": category, "prompt": spec.get("text", ""),
+                   "valid": s["valid"], "parts": s["parts"], "joints": s["joints"],
+                   "movable_joints": s["movable_joints"], "true_parts": int(data["num_parts"][i]),
+                   "true_movable_joints": int((types != fixed).sum()), "failed_checks": failed,
+                   "total_seconds": s["timings"]["total"], "stage_seconds": s["timings"],
+                   "cpu_seconds": res["cpu_seconds"], "peak_pss_mb": res["peak_pss_mb"],
+                   "preview": np.asarray(Image.open(preview).convert("RGB")) if preview.exists() else None}
+            rows.append(row)
+            print(f"{row['total_seconds']:6.1f} s, {row['parts']} parts, {row['movable_joints']} movable "
+                  f"(truth {row['true_parts']}, {row['true_movable_joints']}), valid {row['valid']}"
+                  + "".join(f"\n    FAIL {f}" for f in failed), flush=True)
+    return rows
+
+
+def _mean(values: list[int]) -> float | None:
+    """Mean rounded to 3 places (None for no values)."""
+    return round(sum(values) / len(values), 3) if values else None
+
+
+def plot_sweep(rows: list[dict[str, Any]], path: Path) -> None:
+    """The sweep's preview strips, one row per category, text on the left and image on the right, each labelled
+    with its parts, movable joints and verdict (red when a check failed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    categories = list(dict.fromkeys(r["category"] for r in rows))
+    fig, axes = plt.subplots(len(categories), 2, figsize=(12.0, 1.75 * len(categories)), squeeze=False)
+    for ax in axes.ravel():
+        ax.axis("off")
+    for r in rows:
+        ax = axes[categories.index(r["category"]), 0 if r["input"] == "text" else 1]
+        if r["preview"] is not None:
+            ax.imshow(r["preview"])
+        verdict = "valid" if r["valid"] else "FAILS " + ", ".join(f.split(":")[0] for f in r["failed_checks"])
+        ax.set_title(f"{r['input']} → {r['category']}: {r['parts']} parts, {r['movable_joints']} movable "
+                     f"(truth {r['true_parts']}, {r['true_movable_joints']}), {verdict}",
+                     fontsize=8, color="k" if r["valid"] else "r")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90, format="png")
+    plt.close(fig)
+
+
 def batch_throughput(tmp: Path, items: int) -> list[dict[str, Any]]:
     """run_batch over ``items`` reduced jobs with 1 worker, 2 processes and a local Ray cluster."""
     from seed3d.batch import run_batch
@@ -219,25 +306,31 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--items", type=int, default=4, help="jobs per batch run (default 4)")
     parser.add_argument("--skip-default", action="store_true", help="only the reduced settings per asset")
+    parser.add_argument("--skip-reduced", action="store_true", help="no per-asset runs at the reduced settings")
     parser.add_argument("--skip-batch", action="store_true", help="no batch throughput runs")
+    parser.add_argument("--sweep", type=int, default=0, metavar="N",
+                        help="also run N test-split texts and images (N categories) at default settings")
+    parser.add_argument("--data", default="data/synth", help="built data set for --sweep")
     parser.add_argument("--out", default=str(RESULTS / "pipeline.json"))
     args = parser.parse_args()
     from seed3d.asset import atomic_file
     from seed3d.pipeline import Seed3DPipeline
 
     load_before = os.getloadavg()
-    settings = {"reduced": REDUCED} if args.skip_default else {"default": DEFAULTS, "reduced": REDUCED}
+    skip = {"default": args.skip_default, "reduced": args.skip_reduced}
+    settings = {k: v for k, v in (("default", DEFAULTS), ("reduced", REDUCED)) if not skip[k]}
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench_pipeline_") as tmp_name:
         tmp = Path(tmp_name)
         image = cabinet_image(tmp / "cabinet.png")
         asset_rows = per_asset(tmp, image, settings)
+        sweep_rows = sweep(tmp, args.sweep, args.data) if args.sweep else []
         batch_rows = [] if args.skip_batch else batch_throughput(tmp, args.items)
     default_rows = [r for r in asset_rows if r["settings"] == "default"]
     doc = {
         "benchmark": "end-to-end pipeline on CPU with the shipped weights: per asset per stage, peak memory, "
                      "batch throughput",
-        "command": "nice -n 10 python eval/bench_pipeline.py",
+        "command": " ".join(["nice -n 10 python eval/bench_pipeline.py", *sys.argv[1:]]),
         "machine": {"cpus": os.cpu_count(), "processor": platform.processor() or platform.machine(),
                     "shared": "other jobs may share the cores (see the load averages); run under nice -n 10, so "
                               "wall times vary between runs (compare cpu_seconds)",
@@ -252,15 +345,31 @@ def main() -> None:
             "max_peak_memory_gb": max((round(r["peak_pss_mb"] / 1024, 2) for r in default_rows), default=None),
             "valid": [r["valid"] for r in default_rows]},
         "batch": batch_rows,
+        "sweep": {"inputs": args.sweep, "data": args.data,
+                  "valid": {kind: [sum(r["valid"] for r in sweep_rows if r["input"] == kind),
+                                   sum(r["input"] == kind for r in sweep_rows)] for kind in ("text", "image")},
+                  "mean_parts": round(float(sum(r["parts"] for r in sweep_rows) / max(1, len(sweep_rows))), 2),
+                  "movable_joints_abs_error": {kind: _mean([abs(r["movable_joints"] - r["true_movable_joints"])
+                                                           for r in sweep_rows if r["input"] == kind])
+                                               for kind in ("text", "image")},
+                  "max_total_seconds": max((r["total_seconds"] for r in sweep_rows), default=None),
+                  "rows": [{k: v for k, v in r.items() if k != "preview"} for r in sweep_rows]},
         "total_seconds": round(time.perf_counter() - t0, 1),
     }
     out = Path(args.out)
     with atomic_file(out) as tmp_out:
         Path(tmp_out).write_text(json.dumps(doc, indent=2) + "\n")
-    png = out.with_suffix(".png")
-    with atomic_file(png) as tmp_png:
-        plot(doc, Path(tmp_png))
-    print(f"wrote {out} and {png}")
+    print(f"wrote {out}")
+    if asset_rows or batch_rows:
+        png = out.with_suffix(".png")
+        with atomic_file(png) as tmp_png:
+            plot(doc, Path(tmp_png))
+        print(f"wrote {png}")
+    if sweep_rows:
+        sheet = out.with_name(out.stem + "_sweep.png")
+        with atomic_file(sheet) as tmp_png:
+            plot_sweep(sweep_rows, Path(tmp_png))
+        print(f"wrote {sheet}: {doc['sweep']['valid']} valid (text, image)")
 
 
 if __name__ == "__main__":
