@@ -24,7 +24,7 @@ this is the figure to compare weights folders by (``SEED3D_WEIGHTS=DIR``).
 The machine may be shared (other jobs beside this one): the JSON records the load average before and after.
 Writes ``eval/results/pipeline.json`` and ``eval/results/pipeline.png``.
 Run: ``nice -n 10 python eval/bench_pipeline.py``; the sweep alone: ``nice -n 10 python eval/bench_pipeline.py
---skip-default --skip-reduced --skip-batch --sweep 6 --out eval/results/pipeline_sweep.json``.
+--skip-default --skip-reduced --skip-batch --sweep 8 --out eval/results/pipeline_sweep.json``.
 """
 
 from __future__ import annotations
@@ -322,8 +322,7 @@ def main() -> None:
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench_pipeline_") as tmp_name:
         tmp = Path(tmp_name)
-        image = cabinet_image(tmp / "cabinet.png")
-        asset_rows = per_asset(tmp, image, settings)
+        asset_rows = per_asset(tmp, cabinet_image(tmp / "cabinet.png"), settings) if settings else []
         sweep_rows = sweep(tmp, args.sweep, args.data) if args.sweep else []
         batch_rows = [] if args.skip_batch else batch_throughput(tmp, args.items)
     default_rows = [r for r in asset_rows if r["settings"] == "default"]
