@@ -329,7 +329,8 @@ def main() -> None:
     doc = {
         "benchmark": "end-to-end pipeline on CPU with the shipped weights: per asset per stage, peak memory, "
                      "batch throughput",
-        "command": " ".join(["nice -n 10 python eval/bench_pipeline.py", *sys.argv[1:]]),
+        "command": " ".join([*([f"SEED3D_WEIGHTS={os.environ['SEED3D_WEIGHTS']}"] if os.environ.get("SEED3D_WEIGHTS")
+                                else []), "nice -n 10 python eval/bench_pipeline.py", *sys.argv[1:]]),
         "machine": {"cpus": os.cpu_count(), "processor": platform.processor() or platform.machine(),
                     "shared": "other jobs may share the cores (see the load averages); run under nice -n 10, so "
                               "wall times vary between runs (compare cpu_seconds)",
