@@ -6,12 +6,16 @@ thickness, the cavity behind them) is missing. ``complete_parts`` rebuilds it ge
 
 1. every part's patch is closed, one connected piece at a time (a piece closed already is kept as it is): its
    boundary loops are capped (planar loops triangulated in their plane, others fanned from their centroid); a
-   piece that still does not close, or whose caps cross it, becomes its convex hull;
+   piece that still does not close, or whose caps cross it, becomes its convex hull, which a part other than a
+   drawer or panel then trades for that hull cut to the shell's solid when the cut keeps a fifth of it or more (a
+   curled part's hull bridges air);
 2. the front of a door, lid, panel or screen that is only a sheet gets a thickness: its silhouette (its closed
    solid's outline, or the union of its triangles, projected along its front normal) is extruded inward; a
    drawer whose patch is only a front gets its box: the silhouette, inset and kept inside the body's outline,
    extruded back to most of the body's depth, hollowed to an open top;
-3. the body is carved: the completed moving parts and the parts lying inside it (a drum, a handle's posts in
+3. the body is the closed patch, or, where that fails or took a hull (a generated body's rough cut caps cross it,
+   and its hull would fill its hollows and swallow its spouts and legs), the shell's solid minus the other parts;
+   it is carved: the completed moving parts and the parts lying inside it (a drum, a handle's posts in
    their sleeves), grown by a clearance, and the other parts are subtracted from it, and behind a door or lid
    that sits on solid body a cavity is cut; any other two parts that still overlap are separated (the
    synthesized or larger one yields; a thin sheet inside a synthesized part joins it), so nothing
@@ -96,6 +100,10 @@ class CompletionConfig:
     """A part at most this thick that lies (nine tenths of it) inside the volume completion gave another part (a
     screen's thickness) joins that part instead of being cut out of it: a slab left in a slot would stop the
     part moving."""
+    hull_clip_share: float = 0.2
+    """A part other than a drawer or panel whose patch closed only as convex hulls is cut to the shell's solid
+    (its hull bridges what the part curls round) unless that keeps less than this share of it (a hull over a dent,
+    or a patch of an inner wall, whose hull lies in the air)."""
 
 
 # --------------------------------------------------------------------------------------------- manifold glue
@@ -465,9 +473,9 @@ def _cap(v: FloatArray, loop: list[int]) -> tuple[FloatArray, IntArray]:
     return centre[None], fan
 
 
-def _close_piece(v: FloatArray, f: IntArray) -> Any | None:
+def _close_piece(v: FloatArray, f: IntArray) -> tuple[Any | None, bool]:
     """One connected piece of a patch closed by capping its holes (a closed piece as it is), else its hull, else
-    None."""
+    None; and whether it was its hull."""
     new_v, new_f = [v], [f]
     count = len(v)
     loops = _boundary_loops(f)
@@ -483,7 +491,7 @@ def _close_piece(v: FloatArray, f: IntArray) -> Any | None:
     # spout's collar its post)
     if solid is not None and loops and _self_intersects(solid):
         solid = None
-    return solid if solid is not None else _hull(v[np.unique(f)])
+    return (solid, False) if solid is not None else (_hull(v[np.unique(f)]), True)
 
 
 def _self_intersects(solid: Any) -> bool:
@@ -500,21 +508,24 @@ def _self_intersects(solid: Any) -> bool:
     return bool(ms.current_mesh().selected_face_number())
 
 
-def _close_patch(v: FloatArray, f: IntArray, speck: float = 0.01) -> Any | None:
-    """A patch closed piece by piece (pieces: faces connected through shared edges); None when nothing closes.
+def _close_patch(v: FloatArray, f: IntArray, speck: float = 0.01) -> tuple[Any | None, bool]:
+    """A patch closed piece by piece (pieces: faces connected through shared edges), None when nothing closes; and
+    whether some piece became its convex hull.
 
     Specks (pieces with less than ``speck`` times the area of the largest, as a noisy segmentation leaves) are
     dropped."""
     import trimesh
 
     if not len(f):
-        return None
+        return None, False
     adjacency = trimesh.graph.face_adjacency(faces=f)
     pieces = trimesh.graph.connected_component_labels(adjacency, node_count=len(f))
     area = np.bincount(pieces, weights=_face_geometry(v, f)[1])
     keep = np.flatnonzero(area >= speck * area.max())
-    solid = _union([_close_piece(v, f[pieces == p]) for p in keep])
-    return None if solid.is_empty() or solid.volume() <= _TINY_VOLUME else solid
+    closed = [_close_piece(v, f[pieces == p]) for p in keep]
+    solid = _union([c for c, _ in closed])
+    hulled = any(h for _, h in closed)
+    return (None, hulled) if solid.is_empty() or solid.volume() <= _TINY_VOLUME else (solid, hulled)
 
 
 # --------------------------------------------------------------------------------------------- projections
@@ -610,6 +621,8 @@ class _Patch:
     ids: IntArray
     """The patch's vertices' indices into the shell's welded vertices (to merge patches)."""
     closed: Any | None = None
+    hulled: bool = False
+    """Whether a piece of ``closed`` is its convex hull (its caps crossed it)."""
     solid: Any | None = None
     filled: Any | None = None
     """The volume the part sweeps out of the body when it differs from ``solid`` (a hollow drawer's block)."""
@@ -775,7 +788,7 @@ def _merge_into(body: _Patch, parts: list[_Patch]) -> None:
         points[p.ids] = p.v
     used, local = np.unique(faces, return_inverse=True)
     body.v, body.f, body.ids = points[used], local.reshape(-1, 3), used
-    body.closed = _close_patch(body.v, body.f)
+    body.closed, body.hulled = _close_patch(body.v, body.f)
 
 
 def _body_index(patches: list[_Patch]) -> int:
@@ -823,7 +836,7 @@ def complete_parts(shell: Mesh, face_part: np.ndarray, labels: list[str],
     body_patch = patches[b]
     body_v = body_patch.v
     for p in patches:
-        p.closed = _close_patch(p.v, p.f)
+        p.closed, p.hulled = _close_patch(p.v, p.f)
     shape = body_patch.closed if body_patch.closed is not None else _hull(body_v)
     if shape is None:
         shape = _hull(shell.vertices)
@@ -839,10 +852,19 @@ def complete_parts(shell: Mesh, face_part: np.ndarray, labels: list[str],
             outlines[key] = _outline(shape, frame)
         return outlines[key]
 
+    wholes: list[Any] = []
+
+    def whole() -> Any | None:
+        if not wholes:
+            wholes.append(_solid(*_whole(shell)))
+        return wholes[0]
+
     merged: list[int] = []
     for i, p in enumerate(patches):
         if i == b:
             continue
+        if p.hulled and p.closed is not None and p.label not in DRAWER_LABELS | PANEL_LABELS:
+            p.closed = _clipped(p.closed, whole(), cfg.hull_clip_share)
         if not len(p.f):
             logger.warning("part %d (%s) has only degenerate faces; it joins the body", i, p.label)
             merged.append(i)
@@ -864,14 +886,16 @@ def complete_parts(shell: Mesh, face_part: np.ndarray, labels: list[str],
     keep = [i for i in range(len(patches)) if i not in merged]
 
     body = body_patch.closed
-    if body is None:
-        whole = _solid(*_whole(shell))
-        if whole is not None:
-            body = _minus(whole, _union([patches[i].solid for i in keep if i != b]))
-        if body is None or body.is_empty() or body.volume() <= _TINY_VOLUME:
+    if body is None or body_patch.hulled:  # the shell's solid keeps the body's shape (hollows and all)
+        if whole() is not None:
+            rest = _minus(whole(), _union([patches[i].solid for i in keep if i != b]))
+            if not rest.is_empty() and rest.volume() > _TINY_VOLUME:
+                body = rest
+        if body is None:
             body = shape
-        logger.info("the body's patch does not close; using %s", "the shell's solid" if body is not shape else
-                    "its convex hull")
+        logger.info("the body's patch does not close%s; using %s", "" if body_patch.closed is None else
+                    " without its hull", "its convex hull" if body is shape else
+                    "the shell's solid" if body is not body_patch.closed else "it with its hull")
 
     cuts = []
     for i in keep:
@@ -898,6 +922,14 @@ def _enclosed(solid: Any, body: Any, share: float) -> bool:
     """Whether at least ``share`` of ``solid``'s volume lies inside ``body``."""
     volume = solid.volume()
     return bool(volume > _TINY_VOLUME and (solid ^ body).volume() >= share * volume)
+
+
+def _clipped(solid: Any, whole: Any | None, share: float) -> Any:
+    """``solid`` cut to the shell's solid ``whole``, unless that keeps less than ``share`` of its volume."""
+    if whole is None:
+        return solid
+    inside = _largest_pieces(solid ^ whole)
+    return inside if not inside.is_empty() and inside.volume() >= share * solid.volume() else solid
 
 
 def _whole(shell: Mesh) -> tuple[FloatArray, IntArray]:

@@ -323,11 +323,67 @@ def test_a_closed_piece_keeps_its_shape_and_crossing_caps_give_the_hull(monkeypa
     out = ell.to_mesh()
     v, f = np.asarray(out.vert_properties[:, :3], np.float64), np.asarray(out.tri_verts, np.int64)
     monkeypatch.setattr(complete, "_self_intersects", lambda solid: True)  # every piece counts as crossing
-    kept = complete._close_piece(v, f)
-    assert kept.volume() == pytest.approx(ell.volume(), rel=1e-6)
+    kept, hulled = complete._close_piece(v, f)
+    assert kept.volume() == pytest.approx(ell.volume(), rel=1e-6) and not hulled
     top = np.flatnonzero(v[f].min(axis=1)[:, 2] > 0.3 - 1e-9)  # the L's top face: open it, so it gets a cap
-    capped = complete._close_piece(v, np.delete(f, top, axis=0))
-    assert capped.volume() == pytest.approx(manifold3d.Manifold.hull(ell).volume(), rel=1e-6)
+    capped, hulled = complete._close_piece(v, np.delete(f, top, axis=0))
+    assert capped.volume() == pytest.approx(manifold3d.Manifold.hull(ell).volume(), rel=1e-6) and hulled
+
+
+def _union_of_boxes(*corners: tuple[list[float], list[float]]) -> manifold3d.Manifold:
+    solid = manifold3d.Manifold()
+    for lo, hi in corners:
+        solid = solid + manifold3d.Manifold.cube(np.subtract(hi, lo).tolist()).translate(lo)
+    return solid
+
+
+def _shell_of(parts: list[tuple[str, manifold3d.Manifold]]) -> tuple[Mesh, np.ndarray, list[str]]:
+    meshes = []
+    for name, solid in parts:
+        out = solid.to_mesh()
+        meshes.append(Part(name, Mesh(np.asarray(out.vert_properties[:, :3], np.float64),
+                                      np.asarray(out.tri_verts, np.int64)), name))
+    shell, face_part = merged_shell(Asset("probe", meshes, joints_known=False))
+    return shell, face_part, [name for name, _ in parts]
+
+
+def test_a_body_whose_caps_cross_keeps_the_shells_shape(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A U-shaped body whose cut caps cross it (forced here) is the shell's solid minus the other parts, not its
+    convex hull, which would fill the U."""
+    import seed3d.parts.complete as complete
+
+    u = _union_of_boxes(([0.0, 0.0, 0.0], [0.3, 0.1, 0.05]), ([0.0, 0.0, 0.05], [0.05, 0.1, 0.3]),
+                        ([0.25, 0.0, 0.05], [0.3, 0.1, 0.3]))
+    knob = _union_of_boxes(([0.13, 0.03, 0.05], [0.17, 0.07, 0.08]))
+    shell, face_part, labels = _shell_of([("body", u), ("knob", knob)])
+    monkeypatch.setattr(complete, "_self_intersects", lambda solid: True)
+    body, part = complete_parts(shell, face_part, labels)
+    _assert_closed([body, part])
+    _assert_apart([body, part])
+    assert body.to_trimesh().volume == pytest.approx(u.volume(), rel=0.02)  # its hull: 0.009 m³, 1.9 times
+    assert part.to_trimesh().volume == pytest.approx(knob.volume(), rel=0.05)
+
+
+def test_a_part_whose_caps_cross_is_cut_to_the_shell(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A U-shaped bracket on a box (its caps forced to cross, so its patch closes as its hull) is cut back to the
+    shell's solid: the bracket, not the hull that bridges its arms; with the share set above what the cut keeps,
+    the hull stays."""
+    import seed3d.parts.complete as complete
+
+    base = _union_of_boxes(([0.0, 0.0, 0.0], [0.4, 0.2, 0.1]))
+    bracket = _union_of_boxes(([0.1, 0.05, 0.1], [0.3, 0.15, 0.12]), ([0.1, 0.05, 0.12], [0.12, 0.15, 0.25]),
+                              ([0.28, 0.05, 0.12], [0.3, 0.15, 0.25]))
+    shell, face_part, labels = _shell_of([("body", base), ("handle", bracket)])
+    monkeypatch.setattr(complete, "_self_intersects", lambda solid: True)
+    body, handle = complete_parts(shell, face_part, labels)
+    _assert_closed([body, handle])
+    _assert_apart([body, handle])
+    assert handle.to_trimesh().volume == pytest.approx(bracket.volume(), rel=0.05)
+    assert body.to_trimesh().volume == pytest.approx(base.volume(), rel=0.02)
+    hull = manifold3d.Manifold.hull(bracket).volume()
+    share = bracket.volume() / hull
+    _, kept = complete_parts(shell, face_part, labels, CompletionConfig(hull_clip_share=share + 0.1))
+    assert kept.to_trimesh().volume == pytest.approx(hull, rel=0.05)
 
 
 def test_truth_cut_mug_parts_close_when_welded() -> None:
