@@ -24,7 +24,14 @@ from seed3d.geometry.coarse import CoarseFlow, CoarseFlowConfig, grid_sdf_functi
 from seed3d.geometry.conditioning import ShapeConditioner, pool_values
 from seed3d.geometry.detail import DetailFlow, detail_start, refine, state_latent
 from seed3d.geometry.extract import SAFETY, SDFFunction, extract_surface
-from seed3d.geometry.postprocess import RealWorldSize, clean_shell, real_world_size, rest_pose, to_asset_frame
+from seed3d.geometry.postprocess import (
+    RealWorldSize,
+    clean_shell,
+    flatten_base,
+    real_world_size,
+    rest_pose,
+    to_asset_frame,
+)
 from seed3d.geometry.vae import ShapeLatent, ShapeVAE
 from seed3d.nn.flow import FlowSampler
 from seed3d.typed import PathType
@@ -57,10 +64,15 @@ class GenerateOptions:
     level: float = 0.0
     """SDF value whose level set becomes the surface (normalised units; a small positive value thickens walls),
     on top of the coarse surface's own dilation."""
+    flat_base: float = 0.005
+    """Fraction of the height (at most 5 mm) cut off the base so that it stands on one flat face (0: keep the base
+    as generated; ``postprocess.flatten_base``)."""
 
     def __post_init__(self) -> None:
         if self.candidates < 1:
             raise InvalidInputError(f"candidates must be >= 1, got {self.candidates}")
+        if self.flat_base < 0:
+            raise InvalidInputError(f"flat_base must be >= 0, got {self.flat_base}")
 
 
 @dataclass
@@ -237,6 +249,8 @@ class ShapeGenerator:
         shell = clean_shell(raw, target_faces=opts.target_faces)
         size = real_world_size(text, category)
         mesh = to_asset_frame(rest_pose(shell), size)
+        if opts.flat_base > 0:  # then scaled back to the size asked for
+            mesh = to_asset_frame(flatten_base(mesh, opts.flat_base), size)
         timings["postprocess"] = time.perf_counter() - t0
         log.info("generated %d faces in %.1f s", len(mesh.faces), sum(timings.values()))
         return GeneratedShape(mesh, shell, grid, latent, size, {k: round(v, 3) for k, v in timings.items()})

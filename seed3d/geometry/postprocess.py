@@ -5,7 +5,8 @@ vertices, closes holes, winds every shell outward and optionally decimates (quad
 pre-reduction of very large surfaces, then a topology-preserving collapse), checking that the result is still
 closed after each step. ``real_world_size`` reads a target size from a prompt
 ("50 cm tall", "1.2 m wide", "30 inch", "small") or falls back to the synth category's size range;
-``to_asset_frame`` scales a mesh from the normalised generation frame to meters, resting on z = 0.
+``to_asset_frame`` scales a mesh from the normalised generation frame to meters, resting on z = 0;
+``flatten_base`` then cuts the lowest few millimetres off, so that the base stands on one flat face.
 """
 
 from __future__ import annotations
@@ -646,6 +647,40 @@ def rest_pose(mesh: Mesh, max_tilt_deg: float = 20.0) -> Mesh:
     rot = trimesh.transformations.rotation_matrix(angle, axis / np.linalg.norm(axis), com)
     log.info("rest_pose: tilted %.2f degrees onto its support", math.degrees(angle))
     return mesh.transformed(rot)
+
+
+def flatten_base(mesh: Mesh, fraction: float = 0.005, most: float = 0.005) -> Mesh:
+    """``mesh`` (closed, in meters, resting on z = 0) with everything below ``fraction`` of its height (at most
+    ``most`` m) cut off by a horizontal plane and lowered back onto z = 0, the cut capped: the base stands on one
+    flat face.
+
+    A generated base is rough even after ``rest_pose``: it touches the floor at a few points, and its collision
+    shapes (decimated, then decomposed) touch it at others, so the asset rocks in the engines. The cut's face holds
+    every point of the support ``rest_pose`` chose, so the centre of mass still lies over it. A mesh that is not a
+    valid solid, or whose cut would leave nothing, comes back unchanged."""
+    if fraction < 0 or most < 0:
+        raise InvalidInputError(f"flatten_base needs fraction >= 0 and most >= 0, got {fraction}, {most}")
+    lo, hi = mesh.bounds
+    depth = min(fraction * float(hi[2] - lo[2]), most)
+    if depth <= 0 or not len(mesh.faces):
+        return mesh
+    try:
+        import manifold3d as m3d
+    except ImportError as exc:  # pragma: no cover - a pinned dependency
+        raise DependencyError("flatten_base needs manifold3d (pip install manifold3d)") from exc
+    w = mesh.welded()
+    solid = m3d.Manifold(m3d.Mesh64(vert_properties=np.ascontiguousarray(w.vertices, np.float64),
+                                    tri_verts=np.ascontiguousarray(w.faces, np.uint64)))
+    if solid.status() != m3d.Error.NoError or solid.is_empty():
+        log.warning("flatten_base: the mesh is not a valid solid (%s); its base is left as it is", solid.status())
+        return mesh
+    cut = solid.trim_by_plane((0.0, 0.0, 1.0), float(lo[2]) + depth)
+    if cut.is_empty():
+        return mesh
+    out = cut.to_mesh64()
+    vertices = np.array(out.vert_properties[:, :3], np.float64)
+    vertices[:, 2] -= vertices[:, 2].min()
+    return Mesh(vertices, np.asarray(out.tri_verts, np.int64))
 
 
 def to_asset_frame(mesh: Mesh, size: RealWorldSize | float | None = None) -> Mesh:

@@ -17,7 +17,10 @@ Pipeline of ``decompose``:
    circumscribed polytope of its own supporting planes (it contains the hull: no gaps, a small
    bulge) or by an inscribed one of sampled vertices (gaps), whichever deviates less. CoACD's own
    vertex decimation is off because it only shrinks hulls (8 mm gaps on a 10 cm-thick torus).
-4. If CoACD is missing or fails, the mesh's convex hull stands in (``method="hull"``) with a warning.
+4. When the hulls reaching into the mesh's base layer (its lowest 2 mm) span less than nine tenths of that layer's
+   footprint, the layer's own hull is added: decimated and decomposed, a rough base (a generated one) otherwise
+   touches the floor at a point or two, and the asset rocks where the mesh would stand.
+5. If CoACD is missing or fails, the mesh's convex hull stands in (``method="hull"``) with a warning.
 
 Defaults and why (``CollisionConfig``, measured by ``eval/bench_collision.py`` on 2 shared CPU cores):
 ``threshold=0.02`` (CoACD's default is 0.05): at 0.05 and 0.03 the cabinet body's hulls reach 8 mm
@@ -65,7 +68,7 @@ from seed3d.typed import FloatArray, IntArray
 logger = logging.getLogger(__name__)
 
 #: Bump when the decomposition code changes its output for the same input and settings.
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 METHODS: tuple[str, ...] = ("convex", "coacd", "hull")
 
 
@@ -107,6 +110,13 @@ class CollisionConfig:
     max_cleared_hulls: int = 32
     """Most hulls a part keeps after ``clear_moving_parts`` cut it around moving parts (at least ``max_hulls``;
     the pieces merge only where that is cheap, then the smallest are dropped)."""
+    foot_layer: float = 0.002
+    """Height (m) of the mesh's base layer, its vertices within this of its lowest point. When the hulls reaching
+    into that layer span less than ``foot_cover`` of its footprint (the convex hull of its vertices seen from
+    above), the layer's hull is added: a decimated, decomposed rough base otherwise touches the floor at a point or
+    two and the asset rocks where the mesh would stand (0: off)."""
+    foot_cover: float = 0.9
+    """Share of the base layer's footprint the hulls must span for no foot hull to be added."""
     seed: int = 0
     """CoACD random seed (decomposition is deterministic for a given seed)."""
     use_coacd: bool = True
@@ -573,7 +583,46 @@ def _decompose(mesh: Mesh, cfg: CollisionConfig) -> CollisionResult:
     hulls = [h for h in (_hull(p, cfg.max_hull_vertices, cfg.max_hull_polygons) for p in merged) if h is not None]
     if not hulls:
         return _fallback(vertices, cfg, warnings, "CoACD returned no usable hulls")
+    foot = _foot(vertices, [h[0] for h in hulls], cfg)
+    if foot is not None and len(hulls) >= cfg.max_hulls > 1:  # make room: one hull fewer from the pieces
+        merged = _merge(pieces, cfg.merge_tolerance, cfg.max_hulls - 1)
+        hulls = [h for h in (_hull(p, cfg.max_hull_vertices, cfg.max_hull_polygons) for p in merged)
+                 if h is not None]
+    if foot is not None and len(hulls) < cfg.max_hulls:
+        hulls.append(foot)
+    elif foot is not None:
+        warnings.append("the hulls miss the base's footprint, and max_hulls leaves no room for its own hull")
     return CollisionResult([Mesh(*h) for h in hulls], "coacd", warnings)
+
+
+def _footprint_area(points: FloatArray) -> float:
+    """Area of the convex hull of points' (x, y) (0 when they span no area)."""
+    if len(points) < 3:
+        return 0.0
+    from scipy.spatial import ConvexHull, QhullError
+
+    try:
+        return float(ConvexHull(points[:, :2]).volume)
+    except QhullError:
+        return 0.0
+
+
+def _foot(vertices: FloatArray, hulls: list[FloatArray], cfg: CollisionConfig) -> tuple[FloatArray, IntArray] | None:
+    """The hull of the mesh's base layer (``CollisionConfig.foot_layer``) when ``hulls`` (vertex arrays) span less
+    than ``foot_cover`` of its footprint, else None."""
+    if cfg.foot_layer <= 0:
+        return None
+    top = float(vertices[:, 2].min()) + cfg.foot_layer
+    layer = vertices[vertices[:, 2] <= top]
+    support = _footprint_area(layer)
+    if support <= 0.0:
+        return None
+    reached = np.concatenate(hulls)
+    if _footprint_area(reached[reached[:, 2] <= top]) >= cfg.foot_cover * support:
+        return None
+    lifted = layer.copy()
+    lifted[:, 2] = top
+    return _hull(np.concatenate([layer, lifted]), cfg.max_hull_vertices, cfg.max_hull_polygons)
 
 
 # --------------------------------------------------------------------------------------------- clearance
@@ -827,10 +876,14 @@ def _cut(hulls: list[FloatArray], obstacles: list[FloatArray], paths: list[Float
     cap = max(cfg.max_hulls, cfg.max_cleared_hulls)
     if len(out) > cap:
         volumes = [geo.signed_volume(*h) for h in out]
-        keep = sorted(np.argsort(volumes, kind="stable")[::-1][:cap])
+        base = min(float(h[:, 2].min()) for h in hulls) + cfg.foot_layer
+        on_floor = [float(h[0][:, 2].min()) <= base for h in out]  # kept first: what the part stands on
+        order = sorted(range(len(out)), key=lambda i: (not on_floor[i], -volumes[i]))
+        keep = sorted(order[:cap])
         dropped = 1.0 - sum(volumes[i] for i in keep) / max(sum(volumes), 1e-300)
         warnings.append(prefix + f"clearing moving parts left {len(out)} hulls; the {len(out) - cap} smallest "
-                        f"({100 * dropped:.2g} % of the volume) were dropped to keep {cap}")
+                        f"({100 * dropped:.2g} % of the volume) were dropped to keep {cap}, those reaching the "
+                        "base first")
         out = [out[i] for i in keep]
     return out
 
@@ -852,8 +905,8 @@ def clear_moving_parts(asset: Asset, margin: float = 1e-3, config: CollisionConf
     could meet the body's by 1 mm on the turn and the spin check would take it for a revolute joint). The pieces
     merge again only where that adds under ``config.merge_tolerance`` of volume and the merged hull stays clear of
     the moving parts across their range; beyond ``config.max_cleared_hulls`` the smallest are dropped, with a
-    warning. A part that lies wholly inside parts moving against it keeps its hulls and those parts are cut around
-    it instead.
+    warning (those reaching the part's base layer last: they are what it stands on). A part that lies wholly inside
+    parts moving against it keeps its hulls and those parts are cut around it instead.
     ``metadata["physics"]["clearance"]`` lists, per changed part, hull count and hull volume before and after.
     """
     cfg = config or CollisionConfig()

@@ -300,3 +300,43 @@ def test_rest_pose_keeps_a_flat_base_and_a_shape_past_the_tilt_limit() -> None:
     steep = _tilted_box(30.0)  # no hull face within 20 degrees of the floor holds the centre of mass
     assert pp.rest_pose(steep) is steep
     assert pp.rest_pose(steep, max_tilt_deg=35.0) is not steep
+
+
+def _bumpy_base_box() -> Mesh:
+    """A 0.4 × 0.4 × 0.6 m box on z = 0 whose bottom face is dimpled by up to 2 mm (a generated base)."""
+    box = trimesh.creation.box(extents=(0.4, 0.4, 0.6))
+    box.apply_translation([0.0, 0.0, 0.3])
+    for _ in range(3):
+        box = box.subdivide()
+    v = np.array(box.vertices)
+    bottom = v[:, 2] < 1e-9
+    v[bottom, 2] += np.random.default_rng(0).uniform(0.0, 0.002, bottom.sum())
+    v[:, 2] -= v[:, 2].min()
+    return Mesh(v, np.asarray(box.faces))
+
+
+def test_flatten_base_stands_a_bumpy_base_on_one_flat_face() -> None:
+    bumpy = _bumpy_base_box()
+    assert np.count_nonzero(bumpy.vertices[:, 2] < 1e-9) == 1  # set down as it is, it touches at one point
+    flat = pp.flatten_base(bumpy)  # 0.5 % of 0.6 m: 3 mm, below the deepest dimple
+    tm = _closed(flat)
+    assert flat.vertices[:, 2].min() == pytest.approx(0.0, abs=1e-12)
+    assert np.ptp(flat.vertices[:, 2]) == pytest.approx(0.995 * np.ptp(bumpy.vertices[:, 2]), abs=1e-9)
+    down = tm.face_normals[:, 2] < -0.999
+    assert np.abs(tm.vertices[tm.faces[down]][..., 2]).max() < 1e-9  # every downward face lies on the floor
+    assert tm.area_faces[down].sum() == pytest.approx(0.16, rel=1e-6)  # the whole footprint
+    capped = pp.flatten_base(bumpy, fraction=0.001, most=0.005)  # 0.6 mm: only where it dips below that
+    assert 0.0 < _closed(capped).area_faces[_closed(capped).face_normals[:, 2] < -0.999].sum() < 0.16
+
+
+def test_flatten_base_leaves_what_it_cannot_cut_and_rejects_bad_settings() -> None:
+    box = _bumpy_base_box()
+    assert pp.flatten_base(box, fraction=0.0) is box
+    open_box = Mesh(box.vertices, box.faces[1:])  # not a solid: left as it is
+    assert pp.flatten_base(open_box) is open_box
+    with pytest.raises(InvalidInputError, match="fraction"):
+        pp.flatten_base(box, fraction=-0.1)
+    from seed3d.geometry.generate import GenerateOptions
+
+    with pytest.raises(InvalidInputError, match="flat_base"):
+        GenerateOptions(flat_base=-1.0)

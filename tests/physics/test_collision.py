@@ -403,3 +403,39 @@ def test_a_hull_with_vertices_closer_than_welding_keeps_apart_stays_closed_when_
     v, f = geo.weld(*hull)
     assert geo.is_closed(f, len(v)) and len(v) == len(hull[0])
     assert geo.signed_volume(*hull) == pytest.approx(geo.signed_volume(*raw), rel=1e-6)
+
+
+def _lifted_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CoACD made to return the L shape's two boxes with the lower one stopping 1 cm above the floor (as a
+    decimated rough base does)."""
+    def corners(lo: list[float], hi: list[float]) -> np.ndarray:
+        return np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])], float)
+
+    def fake(mesh, **kwargs):  # type: ignore[no-untyped-def]
+        return [[corners([0, 0, 0.01], [1, 1, 0.5]), np.zeros((0, 3), int)],
+                [corners([0, 0, 0.5], [0.5, 1, 1]), np.zeros((0, 3), int)]]
+
+    monkeypatch.setattr(coacd, "run_coacd", fake)
+
+
+def test_hulls_that_miss_the_base_get_a_foot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hulls that stop above the floor get the base layer's own hull, so the part stands where the mesh would; with
+    no room left under ``max_hulls`` the pieces merge into one hull fewer to make it."""
+    _lifted_pieces(monkeypatch)
+    result = decompose(_l_shape(), _config(tmp_path))
+    assert result.method == "coacd" and len(result.hulls) == 3
+    foot = min(result.hulls, key=lambda h: float(h.vertices[:, 2].min()))
+    assert float(foot.vertices[:, 2].min()) == pytest.approx(0.0, abs=1e-12)
+    assert np.ptp(foot.vertices[:, 2]) == pytest.approx(CollisionConfig().foot_layer)
+    assert np.ptp(foot.vertices[:, :2], axis=0) == pytest.approx([1.0, 1.0])  # the whole footprint
+    tight = decompose(_l_shape(), _config(tmp_path, max_hulls=2))
+    assert len(tight.hulls) == 2 and min(float(h.vertices[:, 2].min()) for h in tight.hulls) == pytest.approx(0.0)
+    off = decompose(_l_shape(), _config(tmp_path, foot_layer=0.0))
+    assert len(off.hulls) == 2 and min(float(h.vertices[:, 2].min()) for h in off.hulls) == pytest.approx(0.01)
+
+
+def test_hulls_that_reach_the_base_get_no_foot(tmp_path: Path) -> None:
+    result = decompose(_l_shape(), _config(tmp_path))
+    floor = np.concatenate([h.vertices for h in result.hulls])
+    assert float(floor[:, 2].min()) < 1e-3  # CoACD insets its pieces a hair
+    assert all(np.ptp(h.vertices[:, 2]) > 0.1 for h in result.hulls)  # no 2 mm slab among them
