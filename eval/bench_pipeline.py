@@ -330,10 +330,11 @@ def main() -> None:
         "benchmark": "end-to-end pipeline on CPU with the shipped weights: per asset per stage, peak memory, "
                      "batch throughput",
         "command": " ".join([*([f"SEED3D_WEIGHTS={os.environ['SEED3D_WEIGHTS']}"] if os.environ.get("SEED3D_WEIGHTS")
-                                else []), "nice -n 10 python eval/bench_pipeline.py", *sys.argv[1:]]),
+                                else []), *([f"nice -n {os.nice(0)}"] if os.nice(0) else []),
+                            "python eval/bench_pipeline.py", *sys.argv[1:]]),
         "machine": {"cpus": os.cpu_count(), "processor": platform.processor() or platform.machine(),
-                    "shared": "other jobs may share the cores (see the load averages); run under nice -n 10, so "
-                              "wall times vary between runs (compare cpu_seconds)",
+                    "shared": "other jobs may share the cores (see the load averages), so wall times vary between "
+                              "runs (compare cpu_seconds)",
                     "load_average_before": [round(x, 2) for x in load_before],
                     "load_average_after": [round(x, 2) for x in os.getloadavg()]},
         "models": Seed3DPipeline.from_pretrained().model_versions(),
