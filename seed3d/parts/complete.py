@@ -893,9 +893,10 @@ def complete_parts(shell: Mesh, face_part: np.ndarray, labels: list[str],
                 body = rest
         if body is None:
             body = shape
-        logger.info("the body's patch does not close%s; using %s", "" if body_patch.closed is None else
-                    " without its hull", "its convex hull" if body is shape else
-                    "the shell's solid" if body is not body_patch.closed else "it with its hull")
+        logger.info("the body's patch %s; using %s",
+                    "does not close" if body_patch.closed is None else "closes only as convex hulls",
+                    "its convex hull" if body is shape else "its hulls" if body is body_patch.closed else
+                    "the shell's solid minus the other parts")
 
     cuts = []
     for i in keep:

@@ -882,8 +882,8 @@ def _cut(hulls: list[FloatArray], obstacles: list[FloatArray], paths: list[Float
         keep = sorted(order[:cap])
         dropped = 1.0 - sum(volumes[i] for i in keep) / max(sum(volumes), 1e-300)
         warnings.append(prefix + f"clearing moving parts left {len(out)} hulls; the {len(out) - cap} smallest "
-                        f"({100 * dropped:.2g} % of the volume) were dropped to keep {cap}, those reaching the "
-                        "base first")
+                        f"({100 * dropped:.2g} % of the volume) were dropped to keep {cap} (those reaching the "
+                        "part's base kept first)")
         out = [out[i] for i in keep]
     return out
 
