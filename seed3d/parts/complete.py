@@ -251,7 +251,7 @@ def _without_slivers(v: FloatArray, f: IntArray, min_area: float,
     """``(v, f)`` with fewer sliver faces (``_slivers``): short edges collapsed (float32 storage flattens edges of a
     few nanometres; under 1 µm, then under 10 µm) and needles flipped away (``_flip_needles``), each step kept
     when the welded mesh stays closed and fewer slivers are left; then the tips of flat folds, where a needle
-    cannot be flipped (``_collapse_needle_tips``)."""
+    cannot be flipped, and tiny faces (``_collapse_sliver_corners``)."""
     count = _slivers(v, f, min_area)
     for length in shorter:
         if not count:
@@ -268,38 +268,53 @@ def _without_slivers(v: FloatArray, f: IntArray, min_area: float,
             break
         f, count = flipped, left
     if count:
-        tipped = _collapse_needle_tips(v, f, min_area)  # each collapse it keeps leaves the welded mesh closed
+        tipped = _collapse_sliver_corners(v, f, min_area)  # each collapse it keeps leaves the welded mesh closed
         if tipped is not None and _slivers(*tipped, min_area) < count:
             v, f = tipped
     return v, f
 
 
-def _collapse_needle_tips(v: FloatArray, f: IntArray, min_area: float,
-                          max_volume: float = 1e-9) -> tuple[FloatArray, IntArray] | None:
-    """``(v, f)`` with needles that no flip removes (their middle corner already joined to the far corner: the
-    tip of a flat fold) collapsed: the needle's corner nearest its middle corner merged into it, each collapse
-    kept when the enclosed volume moves by at most ``max_volume`` m³ (a fold flat in its plane moves none).
-    None when no needle was collapsed."""
+def _collapse_sliver_corners(v: FloatArray, f: IntArray, min_area: float,
+                             max_volume: float = 1e-9) -> tuple[FloatArray, IntArray] | None:
+    """``(v, f)`` with slivers that no flip removes collapsed: one corner of the sliver merged into another, each
+    collapse kept when the welded mesh stays closed, fewer slivers are left and the enclosed volume moves by at most
+    ``max_volume`` m³. A needle's corner nearest its middle corner (the tip of a flat fold, which moves no volume) is
+    tried first, then every corner into every other, shortest edge first (a tiny compact face, where merging the
+    wrong pair would pinch the surface). None when nothing was collapsed."""
     volume = signed_volume(v, f)
+    count = _slivers(v, f, min_area)
     changed, tried = False, set()
-    while True:
+    while count:
         todo = [i for i in np.flatnonzero(_sliver_mask(v, f, min_area)) if tuple(sorted(f[i].tolist())) not in tried]
         if not todo:
             break
         row = f[todo[0]]
         tried.add(tuple(sorted(row.tolist())))
-        lengths = [float(np.linalg.norm(v[row[(k + 1) % 3]] - v[row[k]])) for k in range(3)]
-        k = int(np.argmax(lengths))
-        start, end, middle = int(row[k]), int(row[(k + 1) % 3]), int(row[(k + 2) % 3])
-        tip = start if np.linalg.norm(v[start] - v[middle]) < np.linalg.norm(v[end] - v[middle]) else end
-        trial = np.where(f == tip, middle, f)
-        trial = trial[(trial[:, 0] != trial[:, 1]) & (trial[:, 1] != trial[:, 2]) & (trial[:, 2] != trial[:, 0])]
-        if abs(signed_volume(v, trial) - volume) <= max_volume and _welds_closed(v, trial):
-            f, changed = trial, True
+        for tip, into in _corner_merges(v, row):
+            trial = np.where(f == tip, into, f)
+            trial = trial[(trial[:, 0] != trial[:, 1]) & (trial[:, 1] != trial[:, 2]) & (trial[:, 2] != trial[:, 0])]
+            if (abs(signed_volume(v, trial) - volume) <= max_volume and (left := _slivers(v, trial, min_area)) < count
+                    and _welds_closed(v, trial)):
+                f, count, changed = trial, left, True
+                break
     if not changed:
         return None
     used, local = np.unique(f, return_inverse=True)
     return v[used], local.reshape(-1, 3)
+
+
+def _corner_merges(v: FloatArray, row: IntArray) -> list[tuple[int, int]]:
+    """The (corner, into) merges ``_collapse_sliver_corners`` tries for one face, in order."""
+    corners = [int(x) for x in row]
+    lengths = [float(np.linalg.norm(v[corners[(k + 1) % 3]] - v[corners[k]])) for k in range(3)]
+    k = int(np.argmax(lengths))
+    start, end, middle = corners[k], corners[(k + 1) % 3], corners[(k + 2) % 3]
+    tip = start if np.linalg.norm(v[start] - v[middle]) < np.linalg.norm(v[end] - v[middle]) else end
+    merges = [(tip, middle)]
+    for j in np.argsort(lengths, kind="stable"):
+        a, b = corners[j], corners[(j + 1) % 3]
+        merges += [m for m in ((a, b), (b, a)) if m not in merges]
+    return merges
 
 
 def _extract(solid: Any, min_area: float) -> tuple[FloatArray, IntArray]:

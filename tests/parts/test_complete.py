@@ -544,3 +544,32 @@ def test_needle_at_the_tip_of_a_flat_fold_is_collapsed() -> None:
     verts = np.concatenate([cube.vertices, (cube.vertices[m] + 0.25 * (cube.vertices[m] - cube.vertices[p]))[None]])
     faces = np.concatenate([f[1:], [[p, t, m], [t, p, far], [m, t, far]]])
     _assert_one_sliver_removed(verts, faces, len(f))
+
+
+def test_a_tiny_face_whose_shortest_edge_would_pinch_is_collapsed_at_another() -> None:
+    """A completed stool leg kept one 1 µm face (7.7e-13 m², a failed zero-area check): merging its shortest edge
+    would pinch the surface (both ends share three neighbours), and no flip applies. Here: a thin face (x, y, z)
+    set in a cube's face, x-z 0.5 µm and y 20 µm from both, the cube corner Q joined to all three. Merging y into z
+    removes it and leaves the cube closed, with its volume."""
+    from seed3d.parts.complete import SLIVER_AREA, _slivers, _without_slivers
+
+    cube = box([0.0, 0.0, 0.0], [0.5, 0.5, 0.5])
+    v, f = cube.vertices, cube.faces
+    p, q, r = (int(i) for i in f[0])
+    normal = np.cross(v[q] - v[p], v[r] - v[p])
+    centre = (v[p] + v[q] + v[r]) / 3
+    toward_q = (v[q] - centre) / np.linalg.norm(v[q] - centre)
+    side = np.cross(normal / np.linalg.norm(normal), toward_q)
+    near_p, near_r = centre - 2e-5 * toward_q + 2.5e-7 * side, centre - 2e-5 * toward_q - 2.5e-7 * side
+    if np.linalg.norm(near_p - v[p]) > np.linalg.norm(near_r - v[p]):
+        near_p, near_r = near_r, near_p
+    verts = np.concatenate([v, [centre, near_p, near_r]])
+    y, x, z = len(v), len(v) + 1, len(v) + 2
+    fill = [[p, q, x], [x, q, y], [y, q, z], [z, q, r], [x, y, z], [p, x, z], [p, z, r]]
+    fill = [row if np.cross(*(verts[row[1:]] - verts[row[0]])) @ normal > 0 else row[::-1] for row in fill]
+    faces = np.concatenate([f[1:], fill])
+    assert _welds_closed(Mesh(verts, faces)) and _slivers(verts, faces, SLIVER_AREA) == 1
+    out_v, out_f = _without_slivers(verts, faces, SLIVER_AREA)
+    assert _slivers(out_v, out_f, SLIVER_AREA) == 0 and len(out_f) == len(faces) - 2
+    assert _welds_closed(Mesh(out_v, out_f))
+    assert Mesh(out_v, out_f).to_trimesh().volume == pytest.approx(0.125)
