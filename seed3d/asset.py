@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from seed3d.errors import AssetFormatError, InvalidInputError
+from seed3d.errors import AssetFormatError, DependencyError, InvalidInputError
 from seed3d.typed import FloatArray, IntArray, PathType, UInt8Array
 
 SCHEMA = "seed3d.asset"
@@ -282,6 +282,26 @@ class Mesh:
         import trimesh
 
         return trimesh.Trimesh(self.vertices.copy(), self.faces.copy(), process=False)
+
+    def to_manifold(self, float32: bool = False) -> Any:
+        """This mesh as a ``manifold3d.Manifold`` (vertices as they are: weld first where copies of a vertex should
+        join). ``float32``: from positions rounded to float32, as mesh files keep them, and Manifold then works to
+        float32's tolerance. A mesh that is not closed and manifold gives one whose ``status()`` is an error."""
+        try:
+            import manifold3d
+        except ImportError as exc:  # pragma: no cover - a pinned dependency
+            raise DependencyError("solid operations need manifold3d (pip install manifold3d)") from exc
+        if float32:
+            return manifold3d.Manifold(manifold3d.Mesh(vert_properties=np.ascontiguousarray(self.vertices, np.float32),
+                                                       tri_verts=np.ascontiguousarray(self.faces, np.uint32)))
+        return manifold3d.Manifold(manifold3d.Mesh64(vert_properties=np.ascontiguousarray(self.vertices, np.float64),
+                                                     tri_verts=np.ascontiguousarray(self.faces, np.uint64)))
+
+    @classmethod
+    def from_manifold(cls, solid: Any) -> Mesh:
+        """The surface of a ``manifold3d.Manifold`` (its first three vertex properties are the positions)."""
+        out = solid.to_mesh64()
+        return cls(np.array(out.vert_properties[:, :3], np.float64), np.array(out.tri_verts, np.int64))
 
     @classmethod
     def from_trimesh(cls, tm: Any) -> Mesh:

@@ -136,6 +136,20 @@ def test_mesh_transform_keeps_orientation() -> None:
     assert cube.digest() == box([0, 0, 0], [1, 1, 1]).digest() != flipped.digest()
 
 
+def test_mesh_manifold_round_trip_and_open_mesh_status() -> None:
+    """A closed box goes to a manifold3d solid and back with its volume; an open one gives an error status."""
+    cube = box([0.1, 0.2, 0.3], [0.6, 0.7, 0.9])
+    solid = cube.to_manifold()
+    assert solid.status().name == "NoError" and solid.volume() == pytest.approx(0.5 * 0.5 * 0.6)
+    back = Mesh.from_manifold(solid - box([0.0, 0.0, 0.0], [0.35, 0.45, 0.6]).to_manifold())
+    assert back.to_trimesh().is_watertight
+    assert back.to_trimesh().volume == pytest.approx(0.15 - 0.25 * 0.25 * 0.3)
+    assert Mesh(cube.vertices, cube.faces[1:]).to_manifold().status().name != "NoError"
+    offset = Mesh(cube.vertices + 1e-9, cube.faces)  # below float32's resolution at 0.1-0.9 m
+    assert np.array_equal(Mesh.from_manifold(offset.to_manifold(float32=True)).vertices.astype(np.float32),
+                          Mesh.from_manifold(cube.to_manifold(float32=True)).vertices.astype(np.float32))
+
+
 def test_scene_round_trip(tmp_path: Path) -> None:
     scene = Scene("kitchen", [3.0, 4.0, 2.5], [SceneObject("cab", demo_cabinet(), [1.0, 1.0, 0.0], np.pi / 2)])
     scene.save(tmp_path / "s")

@@ -664,23 +664,16 @@ def flatten_base(mesh: Mesh, fraction: float = 0.005, most: float = 0.005) -> Me
     depth = min(fraction * float(hi[2] - lo[2]), most)
     if depth <= 0 or not len(mesh.faces):
         return mesh
-    try:
-        import manifold3d as m3d
-    except ImportError as exc:  # pragma: no cover - a pinned dependency
-        raise DependencyError("flatten_base needs manifold3d (pip install manifold3d)") from exc
-    w = mesh.welded()
-    solid = m3d.Manifold(m3d.Mesh64(vert_properties=np.ascontiguousarray(w.vertices, np.float64),
-                                    tri_verts=np.ascontiguousarray(w.faces, np.uint64)))
-    if solid.status() != m3d.Error.NoError or solid.is_empty():
+    solid = mesh.welded().to_manifold()
+    if solid.status().name != "NoError" or solid.is_empty():
         log.warning("flatten_base: the mesh is not a valid solid (%s); its base is left as it is", solid.status())
         return mesh
     cut = solid.trim_by_plane((0.0, 0.0, 1.0), float(lo[2]) + depth)
     if cut.is_empty():
         return mesh
-    out = cut.to_mesh64()
-    vertices = np.array(out.vert_properties[:, :3], np.float64)
-    vertices[:, 2] -= vertices[:, 2].min()
-    return Mesh(vertices, np.asarray(out.tri_verts, np.int64))
+    out = Mesh.from_manifold(cut)
+    out.vertices[:, 2] -= out.vertices[:, 2].min()
+    return out
 
 
 def to_asset_frame(mesh: Mesh, size: RealWorldSize | float | None = None) -> Mesh:

@@ -123,8 +123,7 @@ def _solid(vertices: FloatArray, faces: IntArray) -> Any | None:
     if not len(faces):
         return None
     for f in (faces, faces[:, ::-1]):
-        m = m3d.Manifold(m3d.Mesh64(vert_properties=np.array(vertices, np.float64, order="C"),
-                                    tri_verts=np.array(f, np.uint64, order="C")))
+        m = Mesh(vertices, f).to_manifold()
         if m.status() != m3d.Error.NoError or m.is_empty():
             return None
         if m.volume() > _TINY_VOLUME:
@@ -323,8 +322,8 @@ def _extract(solid: Any, min_area: float) -> tuple[FloatArray, IntArray]:
     best: tuple[int, FloatArray, IntArray] | None = None
     for tolerance in (0.0, 1e-7, 1e-6):
         simple = solid.as_original().simplify(tolerance) if tolerance else solid
-        out = simple.to_mesh64()
-        v, f = np.array(out.vert_properties[:, :3], np.float64), np.array(out.tri_verts, np.int64)
+        mesh = Mesh.from_manifold(simple)
+        v, f = mesh.vertices, mesh.faces
         count = _slivers(v, f, min_area)
         if not count:
             return v, f
@@ -426,7 +425,7 @@ def _collapse_short_edges(v: FloatArray, f: IntArray, shorter: float) -> tuple[F
 
 
 def _verts(solid: Any) -> FloatArray:
-    return np.asarray(solid.to_mesh64().vert_properties[:, :3], np.float64)
+    return Mesh.from_manifold(solid).vertices
 
 
 # --------------------------------------------------------------------------------------------- closing patches
@@ -515,10 +514,9 @@ def _self_intersects(solid: Any) -> bool:
         import pymeshlab
     except ImportError as exc:  # pragma: no cover - a pinned dependency
         raise DependencyError("part completion needs pymeshlab (pip install pymeshlab==2025.7.post1)") from exc
-    out = solid.to_mesh64()
+    mesh = Mesh.from_manifold(solid)
     ms = pymeshlab.MeshSet()
-    ms.add_mesh(pymeshlab.Mesh(np.asarray(out.vert_properties[:, :3], np.float64),
-                               np.asarray(out.tri_verts, np.int32)))
+    ms.add_mesh(pymeshlab.Mesh(mesh.vertices, mesh.faces.astype(np.int32)))
     ms.compute_selection_by_self_intersections_per_face()
     return bool(ms.current_mesh().selected_face_number())
 

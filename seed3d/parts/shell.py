@@ -6,20 +6,19 @@ and part completion are evaluated on it; the face labels are the ground truth of
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from seed3d.asset import Asset, Mesh
 from seed3d.errors import AssetFormatError, DependencyError
 
 
-def _manifold(mesh: Mesh) -> object:
-    try:
-        import manifold3d
-    except ImportError as exc:  # pragma: no cover - a pinned dependency
-        raise DependencyError("merging parts needs manifold3d (pip install manifold3d)") from exc
-    mesh = mesh.welded()
-    m = manifold3d.Manifold(manifold3d.Mesh(vert_properties=np.asarray(mesh.vertices, np.float32),
-                                            tri_verts=np.asarray(mesh.faces, np.uint32)))
+def _manifold(mesh: Mesh) -> Any:
+    """The part's solid, its vertices welded and rounded to float32 as mesh files keep them."""
+    import manifold3d
+
+    m = mesh.welded().to_manifold(float32=True)
     if m.status() != manifold3d.Error.NoError:
         raise AssetFormatError(f"a part is not a closed manifold mesh ({m.status()})")
     return m
@@ -33,8 +32,8 @@ def merged_shell(asset: Asset) -> tuple[Mesh, np.ndarray]:
 
     solids = [_manifold(p.mesh) for p in asset.parts]
     union = manifold3d.Manifold.batch_boolean(solids, manifold3d.OpType.Add)
-    out = union.to_mesh()
-    shell = Mesh(np.asarray(out.vert_properties[:, :3], np.float64), np.asarray(out.tri_verts, np.int64))
+    shell = Mesh.from_manifold(union)
+    shell.vertices = shell.vertices.astype(np.float32).astype(np.float64)  # as the parts: float32 positions
     if not len(shell.faces):
         raise AssetFormatError(f"asset {asset.name!r}: the union of its parts is empty")
     return shell, nearest_part(asset, shell.vertices[shell.faces].mean(axis=1))

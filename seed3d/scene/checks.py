@@ -74,21 +74,14 @@ class CheckConfig:
 # --------------------------------------------------------------------------------------------- geometry
 
 
-def _weld(mesh: Mesh) -> tuple[FloatArray, np.ndarray]:
-    uniq, inv = np.unique(mesh.vertices, axis=0, return_inverse=True)
-    f = inv.reshape(-1)[mesh.faces]
-    keep = (f[:, 0] != f[:, 1]) & (f[:, 1] != f[:, 2]) & (f[:, 0] != f[:, 2])
-    return uniq, f[keep]
-
-
 def _manifold(mesh: Mesh) -> Any:
     """An exact manifold3d solid of a closed mesh (its convex hull when the mesh is not closed)."""
     import manifold3d
 
-    v, f = _weld(mesh)
-    man = manifold3d.Manifold(manifold3d.Mesh64(vert_properties=v.astype(np.float64), tri_verts=f.astype(np.uint64)))
+    welded = mesh.welded()
+    man = welded.to_manifold()
     if man.status() != manifold3d.Error.NoError or man.is_empty():
-        man = manifold3d.Manifold.hull_points(v.astype(np.float64))
+        man = manifold3d.Manifold.hull_points(welded.vertices)
     return man
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from seed3d.asset import Mesh
-from seed3d.synth.primitives import _from_manifold, _to_manifold, box, hull
+from seed3d.synth.primitives import _to_manifold, box, hull
 from seed3d.typed import FloatArray
 
 MAX_HULL_VERTICES = 60
@@ -161,7 +161,7 @@ def subtract_prism(pieces: list[Mesh], cutter: Mesh, axis: FloatArray, min_volum
             kept.append(part)
         for k in kept:
             if not k.is_empty() and k.volume() > min_volume:
-                out.append(reduced_hull(_from_manifold(k)))
+                out.append(reduced_hull(Mesh.from_manifold(k)))
     return out
 
 

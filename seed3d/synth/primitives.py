@@ -50,17 +50,11 @@ def _to_manifold(mesh: Mesh):  # type: ignore[no-untyped-def]
 
     if mesh.uv is not None:  # split at UV seams: weld coincident vertices back together
         mesh = mesh.welded()
-    man = manifold3d.Manifold(manifold3d.Mesh64(
-        vert_properties=mesh.vertices.astype(np.float64), tri_verts=mesh.faces.astype(np.uint64)))
+    man = mesh.to_manifold()
     status = man.status()
     if status != manifold3d.Error.NoError:
         raise ValueError(f"mesh is not a closed manifold ({status.name}); booleans need closed meshes")
     return man
-
-
-def _from_manifold(man) -> Mesh:  # type: ignore[no-untyped-def]
-    out = man.to_mesh64()
-    return Mesh(np.asarray(out.vert_properties, np.float64)[:, :3], np.asarray(out.tri_verts, np.int64))
 
 
 def difference(a: Mesh, *cutters: Mesh) -> Mesh:
@@ -68,7 +62,7 @@ def difference(a: Mesh, *cutters: Mesh) -> Mesh:
     result = _to_manifold(a)
     for c in cutters:
         result = result - _to_manifold(c)
-    return _from_manifold(result)
+    return Mesh.from_manifold(result)
 
 
 def union(*meshes: Mesh) -> Mesh:
@@ -76,7 +70,7 @@ def union(*meshes: Mesh) -> Mesh:
     result = _to_manifold(meshes[0])
     for m in meshes[1:]:
         result = result + _to_manifold(m)
-    return _from_manifold(result)
+    return Mesh.from_manifold(result)
 
 
 def wood_textures(size: int = 64, seed: int = 0) -> tuple[UInt8Array, UInt8Array]:
@@ -347,7 +341,7 @@ def prism(polygon: FloatArray, z0: float, z1: float) -> Mesh:
     import manifold3d
 
     cs = manifold3d.CrossSection([np.asarray(polygon, np.float64).reshape(-1, 2)])
-    return _from_manifold(cs.extrude(z1 - z0)).translated([0, 0, z0])
+    return Mesh.from_manifold(cs.extrude(z1 - z0)).translated([0, 0, z0])
 
 
 def intersection(a: Mesh, *others: Mesh) -> Mesh:
@@ -355,7 +349,7 @@ def intersection(a: Mesh, *others: Mesh) -> Mesh:
     result = _to_manifold(a)
     for m in others:
         result = result ^ _to_manifold(m)
-    return _from_manifold(result)
+    return Mesh.from_manifold(result)
 
 
 def is_watertight(mesh: Mesh) -> bool:
