@@ -105,12 +105,10 @@ def _union_mesh(asset: Any, offset: np.ndarray, scale: float) -> tuple[np.ndarra
 
     solids = []
     for p in asset.parts:
-        welded = Mesh((p.mesh.vertices - offset) * scale, p.mesh.faces).welded()
-        v, f = welded.vertices, welded.faces
-        solids.append(manifold3d.Manifold(manifold3d.Mesh64(vert_properties=v, tri_verts=f.astype(np.uint64))))
+        solids.append(Mesh((p.mesh.vertices - offset) * scale, p.mesh.faces).welded().to_manifold())
     union = manifold3d.Manifold.batch_boolean(solids, manifold3d.OpType.Add) if len(solids) > 1 else solids[0]
-    out = union.to_mesh64()
-    return np.asarray(out.vert_properties)[:, :3], np.asarray(out.tri_verts, np.int64)
+    out = Mesh.from_manifold(union)
+    return out.vertices, out.faces
 
 
 def _parity(vertices: np.ndarray, faces: np.ndarray, points: np.ndarray) -> np.ndarray:

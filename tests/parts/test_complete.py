@@ -18,8 +18,7 @@ from seed3d.synth.primitives import box, cylinder
 
 
 def _solid(mesh: Mesh) -> manifold3d.Manifold:
-    m = manifold3d.Manifold(manifold3d.Mesh(vert_properties=np.asarray(mesh.vertices, np.float32),
-                                            tri_verts=np.asarray(mesh.faces, np.uint32)))
+    m = mesh.to_manifold(float32=True)
     assert m.status() == manifold3d.Error.NoError
     return m
 
@@ -28,8 +27,8 @@ def _envelope(truth: Asset) -> tuple[Mesh, np.ndarray]:
     """What a generator gives: the union of each part's hull, so drawer boxes and cavities are gone."""
     parts = []
     for p in truth.parts:
-        hull = manifold3d.Manifold.hull_points(p.mesh.welded().vertices).to_mesh()
-        parts.append(Part(p.name, Mesh(hull.vert_properties[:, :3], hull.tri_verts.astype(np.int64)), p.label))
+        hull = Mesh.from_manifold(manifold3d.Manifold.hull_points(p.mesh.welded().vertices))
+        parts.append(Part(p.name, hull, p.label))
     return merged_shell(Asset(truth.name, parts, joints_known=False))
 
 
@@ -292,8 +291,7 @@ def test_pieces_touching_along_an_edge_stay_closed_when_welded() -> None:
     a, b = box([0.0, 0.0, 0.0], [0.2, 0.2, 0.2]), box([0.2, 0.2, 0.0], [0.4, 0.4, 0.2])
     shell = Mesh.concatenate([a, b])
     union = manifold3d.Manifold.batch_boolean([_solid(a), _solid(b)], manifold3d.OpType.Add)
-    out = union.to_mesh64()
-    raw = Mesh(np.asarray(out.vert_properties[:, :3], float), np.asarray(out.tri_verts, np.int64))
+    raw = Mesh.from_manifold(union)
     assert not _welds_closed(raw)  # what the body was before: open once welded
     (body,) = complete_parts(shell, np.zeros(len(shell.faces), int), ["body"])
     assert _welds_closed(body)
@@ -320,8 +318,8 @@ def test_a_closed_piece_keeps_its_shape_and_crossing_caps_give_the_hull(monkeypa
     import seed3d.parts.complete as complete
 
     ell = manifold3d.Manifold.cube([0.3, 0.1, 0.1]) + manifold3d.Manifold.cube([0.1, 0.1, 0.3])  # an L, not convex
-    out = ell.to_mesh()
-    v, f = np.asarray(out.vert_properties[:, :3], np.float64), np.asarray(out.tri_verts, np.int64)
+    out = Mesh.from_manifold(ell)
+    v, f = out.vertices, out.faces
     monkeypatch.setattr(complete, "_self_intersects", lambda solid: True)  # every piece counts as crossing
     kept, hulled = complete._close_piece(v, f)
     assert kept.volume() == pytest.approx(ell.volume(), rel=1e-6) and not hulled
@@ -340,9 +338,7 @@ def _union_of_boxes(*corners: tuple[list[float], list[float]]) -> manifold3d.Man
 def _shell_of(parts: list[tuple[str, manifold3d.Manifold]]) -> tuple[Mesh, np.ndarray, list[str]]:
     meshes = []
     for name, solid in parts:
-        out = solid.to_mesh()
-        meshes.append(Part(name, Mesh(np.asarray(out.vert_properties[:, :3], np.float64),
-                                      np.asarray(out.tri_verts, np.int64)), name))
+        meshes.append(Part(name, Mesh.from_manifold(solid), name))
     shell, face_part = merged_shell(Asset("probe", meshes, joints_known=False))
     return shell, face_part, [name for name, _ in parts]
 

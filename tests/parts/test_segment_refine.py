@@ -30,9 +30,8 @@ def _mesh(solid: object, max_edge: float = 0.04) -> FaceGraph:
     """A manifold3d solid as a finely subdivided, vertex-merged triangle mesh."""
     import trimesh
 
-    out = solid.to_mesh()  # type: ignore[attr-defined]
-    v, f = trimesh.remesh.subdivide_to_size(np.asarray(out.vert_properties[:, :3], np.float64),
-                                            np.asarray(out.tri_verts, np.int64), max_edge, max_iter=12)
+    out = Mesh.from_manifold(solid)
+    v, f = trimesh.remesh.subdivide_to_size(out.vertices, out.faces, max_edge, max_iter=12)
     tm = trimesh.Trimesh(v, f, process=True)
     return FaceGraph.from_mesh(np.asarray(tm.vertices), np.asarray(tm.faces))
 
