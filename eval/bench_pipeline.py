@@ -136,6 +136,12 @@ def cabinet_image(path: Path) -> Path:
     return path
 
 
+def failed_checks(out: Path) -> list[str]:
+    """``name: message`` of each check that failed in the validation report of the job written to ``out``."""
+    report = json.loads((out / "report.json").read_text())
+    return [f"{c['name']}: {c['message']}" for c in report["checks"] if c["status"] == "fail"]
+
+
 def per_asset(tmp: Path, image: Path, settings: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """One child-process run per (settings, input)."""
     rows = []
@@ -145,16 +151,19 @@ def per_asset(tmp: Path, image: Path, settings: dict[str, dict[str, Any]]) -> li
         for kind, given in inputs.items():
             spec = {**given, **options}
             print(f"{label:8s} {kind:5s} ...", end=" ", flush=True)
-            res = run_child(spec, tmp / f"{label}-{kind}")
+            out = tmp / f"{label}-{kind}"
+            res = run_child(spec, out)
             s = res["summary"]
             row = {"settings": label, "input": kind, "options": options, "valid": s["valid"], "parts": s["parts"],
-                   "joints": s["joints"], "faces": s["faces"], "stage_seconds": s["timings"],
+                   "joints": s["joints"], "faces": s["faces"], "failed_checks": failed_checks(out),
+                   "stage_seconds": s["timings"],
                    "total_seconds": s["timings"]["total"], "wall_seconds": res["wall_seconds"],
                    "cpu_seconds": res["cpu_seconds"], "peak_pss_mb": res["peak_pss_mb"],
                    "peak_pss_mb_per_stage": res["peak_pss_mb_per_stage"], "peak_rss_main_mb": res["peak_rss_main_mb"]}
             rows.append(row)
             print(f"{row['total_seconds']:6.1f} s, {row['cpu_seconds']:6.1f} CPU s, {row['peak_pss_mb']} MB, "
                   f"{row['parts']} parts, valid {row['valid']}  " +
+                  "".join(f"[{f}] " for f in row["failed_checks"]) +
                   " ".join(f"{k} {v:.1f}" for k, v in s["timings"].items() if k != "total") +
                   "; peak MB per stage " + " ".join(f"{k} {v}" for k, v in res["peak_pss_mb_per_stage"].items()),
                   flush=True)
@@ -192,8 +201,7 @@ def sweep(tmp: Path, n: int, data_root: str) -> list[dict[str, Any]]:
             out = tmp / f"sweep-{kind}-{sid}"
             res = run_child(spec, out)
             s = res["summary"]
-            report = json.loads((out / "report.json").read_text())
-            failed = [f"{c['name']}: {c['message']}" for c in report["checks"] if c["status"] == "fail"]
+            failed = failed_checks(out)
             preview = out / "preview.png"
             types = data["joint_type"][i][: int(data["num_joints"][i])]
             row = {"input": kind, "sample_id": sid, "category": category, "prompt": spec.get("text", ""),
