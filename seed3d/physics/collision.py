@@ -68,7 +68,7 @@ from seed3d.typed import FloatArray, IntArray
 logger = logging.getLogger(__name__)
 
 #: Bump when the decomposition code changes its output for the same input and settings.
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 METHODS: tuple[str, ...] = ("convex", "coacd", "hull")
 
 
@@ -607,9 +607,14 @@ def _footprint_area(points: FloatArray) -> float:
         return 0.0
 
 
+#: A base-layer hull whose footprint is narrower than this (m) across is not added (``_foot``).
+FOOT_WIDTH = 1e-3
+
+
 def _foot(vertices: FloatArray, hulls: list[FloatArray], cfg: CollisionConfig) -> tuple[FloatArray, IntArray] | None:
     """The hull of the mesh's base layer (``CollisionConfig.foot_layer``) when ``hulls`` (vertex arrays) span less
-    than ``foot_cover`` of its footprint, else None."""
+    than ``foot_cover`` of its footprint, else None; None too when that footprint is under ``FOOT_WIDTH`` across (a
+    base that touches the floor along a line: its hull is a sheet that engines and the validator reject)."""
     if cfg.foot_layer <= 0:
         return None
     top = float(vertices[:, 2].min()) + cfg.foot_layer
@@ -622,7 +627,12 @@ def _foot(vertices: FloatArray, hulls: list[FloatArray], cfg: CollisionConfig) -
         return None
     lifted = layer.copy()
     lifted[:, 2] = top
-    return _hull(np.concatenate([layer, lifted]), cfg.max_hull_vertices, cfg.max_hull_polygons)
+    hull = _hull(np.concatenate([layer, lifted]), cfg.max_hull_vertices, cfg.max_hull_polygons)
+    if hull is None:
+        return None
+    flat = hull[0][:, :2] - hull[0][:, :2].mean(axis=0)
+    widths = np.ptp(flat @ np.linalg.svd(flat, full_matrices=False)[2].T, axis=0)  # across its footprint's axes
+    return hull if float(widths.min()) >= FOOT_WIDTH else None
 
 
 # --------------------------------------------------------------------------------------------- clearance

@@ -439,3 +439,20 @@ def test_hulls_that_reach_the_base_get_no_foot(tmp_path: Path) -> None:
     floor = np.concatenate([h.vertices for h in result.hulls])
     assert float(floor[:, 2].min()) < 1e-3  # CoACD insets its pieces a hair
     assert all(np.ptp(h.vertices[:, 2]) > 0.1 for h in result.hulls)  # no 2 mm slab among them
+
+
+def test_a_base_touching_the_floor_along_a_line_gets_no_foot() -> None:
+    """A generated bowl's thin drawer part touched the floor along a line (its base layer 1e-9 m wide): its foot
+    hull was a sheet the validator rejects as flat. Such a layer gets no foot; a layer 5 mm wide gets one."""
+    from seed3d.physics.collision import _foot
+
+    def wedge(width: float) -> np.ndarray:  # a 0.4 m long ridge standing on a base ``width`` wide, apex 0.2 m up
+        return np.array([[0.0, 0.0, 0.0], [width, 0.0, 0.0], [0.0, 0.4, 0.0], [width, 0.4, 0.0],
+                         [-0.05, 0.0, 0.2], [-0.05, 0.4, 0.2]])
+
+    high = [np.array([[x, y, z] for x in (-0.05, 0.0) for y in (0.0, 0.4) for z in (0.1, 0.2)])]  # misses the base
+    cfg = CollisionConfig()
+    assert _foot(wedge(1e-9), high, cfg) is None
+    foot = _foot(wedge(5e-3), high, cfg)
+    assert foot is not None and not hull_problems(Mesh(*foot))
+    assert np.ptp(foot[0], axis=0) == pytest.approx([5e-3, 0.4, cfg.foot_layer])
