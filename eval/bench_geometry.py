@@ -158,6 +158,7 @@ def synth_rows(vae: ShapeVAE, data: dict[str, np.ndarray], tokens: list[int], re
                 mesh, sdf = reconstruct(vae, p, nrm, s, m, resolution)
             except EmptySurfaceError:
                 row.update({k: 0.0 for k in METRICS[1:]}, chamfer_l1=1.0, empty=True)
+                row["at_16k"] = {**{k: 0.0 for k in METRICS[1:-1]}, "chamfer_l1": 1.0}
                 rows.append(row)
                 continue
             row.update(score(mesh, *truth))
@@ -222,6 +223,7 @@ def foreign_rows(vae: ShapeVAE, tokens: list[int], resolution: int, points: int 
                 rec, sdf = reconstruct(vae, p, n, s, m, resolution)
             except EmptySurfaceError:
                 row.update({k: 0.0 for k in METRICS[1:]}, chamfer_l1=1.0, empty=True)
+                row["at_16k"] = {**{k: 0.0 for k in METRICS[1:-1]}, "chamfer_l1": 1.0}
                 rows.append(row)
                 continue
             row.update(score(rec, gt_p, gt_n))
@@ -639,7 +641,7 @@ def main() -> None:
                    f"synth_{args.split}": summary, "sampling_floor": floor, f"synth_{args.split}_at_16k": at16}
         doc["vae"] = vae_doc
         _write(out, doc)  # the synth figures are safe before the foreign meshes run
-        frows = [] if args.no_foreign else foreign_rows(vae, args.tokens, args.resolution)
+        frows = [] if args.no_foreign else foreign_rows(vae, args.tokens, args.resolution, args.points)
         fsummary = summarise(frows, args.tokens) if frows else {}
         for m, s in fsummary.items():
             print(f"  foreign {m:>5} tokens  " + "  ".join(f"{k} {v:.4f}" for k, v in s.items()))
