@@ -1,11 +1,14 @@
 """Procedural sim-ready object engine: parametric categories → ``Asset`` with parts, joints, PBR textures,
 physical materials, real-world sizes and a text description.
 
-``generate(category, seed)`` is deterministic: the same (category, seed) gives the same asset, byte for byte
-once saved. ``CATEGORIES`` maps each name to its ``Category`` (description, parameters and ranges).
+``generate(category, seed, params)`` is deterministic: the same (category, seed, params) gives the same asset,
+byte for byte once saved; ``params`` sets any of the category's documented parameters and the seed draws the
+rest. ``CATEGORIES`` maps each name to its ``Category`` (description, parameters and ranges).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from seed3d.asset import Asset
 from seed3d.errors import InvalidInputError
@@ -29,14 +32,19 @@ def list_categories() -> list[str]:
     return list(CATEGORIES)
 
 
-def generate(category: str, seed: int = 0) -> Asset:
-    """Build the asset for (``category``, ``seed``); the same inputs always give the same asset."""
+def generate(category: str, seed: int = 0, params: dict[str, Any] | None = None) -> Asset:
+    """Build the asset for (``category``, ``seed``, ``params``); the same inputs always give the same asset.
+
+    ``params`` sets any subset of the category's parameters (``CATEGORIES[category].params``; values or their
+    text forms, checked against each range); the seed draws the rest. asset.json's metadata lists every
+    parameter the build read under ``params``.
+    """
     if category not in CATEGORIES:
         raise InvalidInputError(f"unknown category {category!r}; known: {', '.join(CATEGORIES)}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InvalidInputError(f"seed must be a non-negative integer, got {seed!r}")
     cat = CATEGORIES[category]
-    builder = AssetBuilder(cat, seed)
+    builder = AssetBuilder(cat, seed, params)
     cat.builder(builder)
     return builder.build()
 

@@ -18,12 +18,19 @@ import numpy as np
 
 from seed3d.asset import Mesh
 from seed3d.synth.collision import rectilinear_boxes, reduced_hull, subtract_prism
-from seed3d.synth.core import AssetBuilder
+from seed3d.synth.core import AssetBuilder, Param, frange
 from seed3d.synth.fixtures import button_pocket, dial, handle, handle_reach, leg, push_button
 from seed3d.synth.materials import Finish, finish
 from seed3d.synth.primitives import box, cylinder, difference, lathe, union
 
 CELL_KINDS: tuple[str, ...] = ("door", "drawer", "flap", "open", "panel", "round_door", "solid")
+
+#: Parameters ``build_carcass`` reads for side-hinged doors (every category with such doors declares them).
+CARCASS_DOOR_PARAMS: dict[str, Param] = {
+    "door_swing": frange(1.75, 2.0, "opening limit of each door hinged at the carcass's outer edge, rad (a door "
+                         "hinged on an inner edge stops at 90 degrees)", draw="inline", per_item=True,
+                         limits=(1.0, 3.0)),
+}
 
 
 @dataclass
@@ -118,7 +125,6 @@ def build_carcass(b: AssetBuilder, width: float, depth: float, height: float, ro
     zb = _bounds([r.weight for r in rows][::-1], z0, H)[::-1]  # row boundaries, top first
     facts: dict[str, Any] = {"doors": [], "drawers": [], "open_compartments": 0, "shelves": 0, "dials": 0,
                              "buttons": 0}
-    rng = b.rng
     n_rows = len(rows)
     counters = {"door": 0, "drawer": 0, "dial": 0, "button": 0}
     pending: list[tuple] = []  # parts to add after the body (they need its name as parent)
@@ -233,7 +239,7 @@ def build_carcass(b: AssetBuilder, width: float, depth: float, height: float, ro
         fy0, fy1, fz0, fz1 = fr
         cy0, cy1, cz0, cz1 = cav
         if kind == "door":
-            _add_door(b, body, st, cell, where, fr, cav, ci, n_cols, xd0, xd1, W, facts, counters, rng)
+            _add_door(b, body, st, cell, where, fr, cav, ci, n_cols, xd0, xd1, W, facts, counters)
             if cell.turntable:
                 xc = (-D / 2 + st.back + xf) / 2
                 yc = (cy0 + cy1) / 2
@@ -285,8 +291,7 @@ def _handle_len(st: CarcassStyle, span: float) -> float:
 
 
 def _add_door(b: AssetBuilder, body: str, st: CarcassStyle, cell: Cell, where: str, fr: tuple, cav: tuple,
-              ci: int, n_cols: int, xd0: float, xd1: float, W: float, facts: dict, counters: dict,
-              rng: np.random.Generator) -> None:
+              ci: int, n_cols: int, xd0: float, xd1: float, W: float, facts: dict, counters: dict) -> None:
     fy0, fy1, fz0, fz1 = fr
     k = counters["door"]
     counters["door"] += 1
@@ -322,7 +327,7 @@ def _add_door(b: AssetBuilder, body: str, st: CarcassStyle, cell: Cell, where: s
         origin = [xd1, hy, fz0]
         axis = [0.0, 0.0, -1.0] if left else [0.0, 0.0, 1.0]
         at_edge = (left and ci == 0) or (not left and ci == n_cols - 1)
-        upper = float(rng.uniform(1.75, 2.0)) if at_edge else np.pi / 2
+        upper = b.draw("door_swing", item=k) if at_edge else np.pi / 2
         b.add(name, slab, "door", st.front, body, "hinge", origin=origin, axis=axis, lower=0.0, upper=upper,
               physical=st.front_physical)
         if cell.handle:

@@ -8,9 +8,9 @@ import numpy as np
 from seed3d.asset import Mesh
 from seed3d.synth.carcass import CarcassStyle, Cell, Row, build_carcass
 from seed3d.synth.collision import annulus_sectors, reduced_hull, subtract_prism, wheel_hull
-from seed3d.synth.core import AssetBuilder, Category, choice, frange, irange
+from seed3d.synth.core import AssetBuilder, Category, choice, finish_param, flag, frange, irange
 from seed3d.synth.fixtures import handle
-from seed3d.synth.materials import METAL_KINDS, pick_finish
+from seed3d.synth.materials import METAL_KINDS
 from seed3d.synth.primitives import (
     box,
     cylinder,
@@ -45,20 +45,17 @@ def _outer_solid(outer: FloatArray) -> Mesh:
     return lathe(np.concatenate([[[0.0, 0.0]], out, [[0.0, out[-1, 1]]]]), 48)
 
 
-def _lid_joint_limits(rng: np.random.Generator) -> float:
-    return float(rng.uniform(1.6, 1.95))
-
-
 # --------------------------------------------------------------------------------------------- boxes
 
 
 def build_box(b: AssetBuilder) -> None:
     """A storage box or chest: an open box with a lid hinged on its back edge, or sliding off the front in runners
     along the side walls (a lip over each edge of the lid, a stop at the back)."""
-    p, rng = b.p, b.rng
+    p = b.p
     W, D, H = p["width"], p["depth"], p["height"]
     D = min(D, W * 1.1)
-    fin = pick_finish(rng, ("wood", "painted_wood", "plastic", "painted_metal"))
+    fin = b.draw("body_finish")
+    lfin = b.derive("lid_finish", fin)
     t = float(np.clip(0.03 * min(W, D, H), 0.004, 0.02))
     tl = t * 1.2
     g = 0.002
@@ -89,26 +86,29 @@ def build_box(b: AssetBuilder) -> None:
                           box([-D / 2 + t, -W / 2 + t, t], [D / 2 - t, W / 2 - t, Hb + 0.01]))
         root = b.add("body", body, "body", fin, physical=sheet)
         lid_mesh = box([-D / 2, -W / 2, Hb + g], [D / 2, W / 2, Hb + g + tl])
-    hfin = pick_finish(rng, ("brushed_metal", "chrome", "plastic", "wood"))
+    hfin = b.draw("handle_finish")
     a = b.attributes
     a["materials"] = {"body": fin, "handles": hfin}
+    if lfin != fin:
+        a["materials"]["lid"] = lfin
+    lid_sheet = "sheet_metal" if lfin.kind in METAL_KINDS else None
     if not sliding:
-        up = _lid_joint_limits(rng)
-        b.add("lid", lid_mesh, "lid", fin, root, "lid", origin=[-D / 2, 0, Hb + g], axis=[0, -1, 0], upper=up,
-              physical=sheet)
+        up = b.draw("lid_swing")
+        b.add("lid", lid_mesh, "lid", lfin, root, "lid", origin=[-D / 2, 0, Hb + g], axis=[0, -1, 0], upper=up,
+              physical=lid_sheet)
         a["lid"] = {"type": "hinged at the back", "opens_deg": round(float(np.rad2deg(up)))}
     else:
         travel = 0.85 * D
-        b.add("lid", lid_mesh, "lid", fin, root, "slide", origin=[0, 0, Hb + g], axis=[1, 0, 0], upper=travel,
-              physical=sheet)
+        b.add("lid", lid_mesh, "lid", lfin, root, "slide", origin=[0, 0, Hb + g], axis=[1, 0, 0], upper=travel,
+              physical=lid_sheet)
         a["lid"] = {"type": "sliding", "travel_m": round(travel, 3)}
-    style = ("knob", "tab", "bar")[int(rng.integers(3))]
+    style = b.draw("handle_style")
     at = [D / 2 - max(0.03, 0.12 * D), 0.0, Hb + g + tl]
     L = float(min(0.12, 0.4 * W))
     b.add("lid_handle", handle(style, at, L, normal=(0, 0, 1), along=(0, 1, 0), scale=min(1.0, 4 * H)), "handle",
           hfin, "lid", origin=at)
     count = 1
-    if p["side_handles"] and H > 0.12:
+    if b.derive("handles", 3 if p["side_handles"] and H > 0.12 else 1) == 3:
         for side, s in (("left", -1), ("right", 1)):
             at = [0.0, s * W / 2, Hb * 0.7]
             b.add(f"handle_{side}", handle("bar", at, min(0.12, 0.5 * D), normal=(0, s, 0), along=(1, 0, 0)),
@@ -119,9 +119,9 @@ def build_box(b: AssetBuilder) -> None:
 
 def build_trash_can(b: AssetBuilder) -> None:
     """A kitchen bin, round or square: open, with a flip lid hinged at the back, or a pedal-operated lid."""
-    p, rng = b.p, b.rng
+    p = b.p
     H, R = p["height"], p["radius"]
-    fin = pick_finish(rng, ("brushed_metal", "painted_metal", "plastic"))
+    fin = b.draw("body_finish")
     t = 0.004 if fin.kind != "plastic" else 0.006
     tl = 0.012
     g = 0.003
@@ -144,8 +144,8 @@ def build_trash_can(b: AssetBuilder) -> None:
     if not has_lid:
         a["lid"] = {"type": "none"}
         return
-    lfin = fin if rng.random() < 0.6 else pick_finish(rng, ("plastic", "brushed_metal"))
-    up = float(rng.uniform(1.4, 1.9))
+    lfin = b.draw("lid_finish", when=not b.draw("lid_matches_body"), otherwise=fin)
+    up = b.draw("lid_swing")
     lid_name = b.add("lid", lid, "lid", lfin, root, "lid", origin=[back, 0, Hb + g], axis=[0, -1, 0], upper=up,
                      physical="sheet_metal" if lfin.kind in METAL_KINDS else None)
     a["lid"] = {"type": "hinged at the back", "opens_deg": round(float(np.rad2deg(up)))}
@@ -161,9 +161,8 @@ def build_trash_can(b: AssetBuilder) -> None:
         zp = pt / 2 + pl * np.sin(0.3) + 0.006
         x0 = R + gp
         pedal = box([x0, -pw / 2, zp - pt / 2], [x0 + pl, pw / 2, zp + pt / 2])
-        b.add("pedal", pedal, "lever", pick_finish(rng, ("plastic", "brushed_metal"), ("black", "grey",
-                                                                                        "stainless steel")),
-              root, "lever", origin=[x0, 0, zp], axis=[0, 1, 0], upper=0.3)
+        b.add("pedal", pedal, "lever", b.draw("pedal_finish"), root, "lever", origin=[x0, 0, zp], axis=[0, 1, 0],
+              upper=0.3)
         a["extras"] = ["a foot pedal at the front that lifts the lid"]
 
 
@@ -172,11 +171,11 @@ def build_trash_can(b: AssetBuilder) -> None:
 
 def build_jar(b: AssetBuilder) -> None:
     """A glass or ceramic jar with a screw lid that turns about the jar's axis."""
-    p, rng = b.p, b.rng
+    p = b.p
     H, R = p["height"], p["radius"]
-    fin = pick_finish(rng, ("glass", "ceramic", "plastic"))
+    fin = b.draw("body_finish")
     wall = 0.004
-    rn = R * float(rng.uniform(0.75, 0.95))
+    rn = R * b.draw("neck")
     lid_h = float(np.clip(0.18 * H, 0.012, 0.03))
     hb = H - lid_h + 0.006
     shoulder = hb - lid_h * 0.9
@@ -184,7 +183,7 @@ def build_jar(b: AssetBuilder) -> None:
              (rn, hb)]
     body = lathe(vessel_profile(outer, wall, 0.006), 48)
     root = b.add("body", body, "body", fin)
-    lfin = pick_finish(rng, ("painted_metal", "plastic", "wood", "brushed_metal"))
+    lfin = b.draw("lid_finish")
     g = 0.0025
     tc = 0.003
     rc = rn + g + tc
@@ -200,12 +199,12 @@ def build_jar(b: AssetBuilder) -> None:
 
 def build_bottle(b: AssetBuilder) -> None:
     """A bottle (wine, water or milk style) with a narrow neck and a screw cap that turns about its axis."""
-    p, rng = b.p, b.rng
+    p = b.p
     H, R = p["height"], p["radius"]
-    fin = pick_finish(rng, ("glass", "plastic"), None)
+    fin = b.draw("body_finish")
     wall = 0.0025 if fin.kind == "glass" else 0.0015
-    rn = float(np.clip(R * rng.uniform(0.3, 0.45), 0.01, 0.02))
-    cap_h = float(rng.uniform(0.018, 0.03))
+    rn = float(np.clip(R * b.draw("neck"), 0.01, 0.02))
+    cap_h = b.draw("cap_height")
     hb = H - cap_h + 0.012
     style = p["style"]
     s0 = hb * {"wine": 0.62, "water": 0.72, "milk": 0.55}[style]
@@ -214,7 +213,7 @@ def build_bottle(b: AssetBuilder) -> None:
              (rn, hb - 0.006), (rn + 0.0015, hb - 0.004), (rn, hb)]
     body = lathe(vessel_profile(outer, wall, 0.004), 48)
     root = b.add("body", body, "body", fin)
-    cfin = pick_finish(rng, ("plastic", "painted_metal"))
+    cfin = b.draw("lid_finish")
     g, tc = 0.002, 0.0015
     rc = rn + 0.0015 + g + tc
     zt = hb + g + tc
@@ -229,33 +228,35 @@ def build_bottle(b: AssetBuilder) -> None:
 
 def build_mug(b: AssetBuilder) -> None:
     """A ceramic or enamel mug with a loop handle on its side."""
-    p, rng = b.p, b.rng
+    p = b.p
     H, R = p["height"], p["radius"]
-    fin = pick_finish(rng, ("ceramic", "ceramic", "painted_metal", "glass"))
+    fin = b.draw("body_finish")
     wall = 0.004 if fin.kind != "painted_metal" else 0.0015
-    taper = float(rng.uniform(0.85, 1.0))
+    taper = b.draw("taper")
     outer = [(R * taper * 0.95, 0.0), (R * taper, 0.006), (R, H)]
     body = lathe(vessel_profile(outer, wall, 0.007), 48)
     root = b.add("body", body, "body", fin)
     a_r = float(np.clip(0.3 * H, 0.022, 0.04))
-    tube = float(rng.uniform(0.005, 0.008))
+    tube = b.draw("handle_thickness")
     ring = torus(a_r, tube, 32, 12, direction=(1, 0, 0), at=(0, R * 0.95 + a_r * 0.35, H * 0.52))
     loop = difference(ring, _outer_solid(outer))
-    b.add("handle", loop, "handle", fin, root, origin=[0, R, H * 0.52])
-    b.attributes.update({"materials": {"body": fin}, "extras": ["a loop handle on its side"]})
+    hfin = b.derive("handle_finish", fin)
+    b.add("handle", loop, "handle", hfin, root, origin=[0, R, H * 0.52])
+    b.attributes.update({"materials": {"body": fin} if hfin == fin else {"body": fin, "handle": hfin},
+                         "extras": ["a loop handle on its side"]})
 
 
 def build_bowl(b: AssetBuilder) -> None:
     """A bowl with a foot ring and a flared wall, at least 0.35 times as deep as its radius."""
-    p, rng = b.p, b.rng
+    p = b.p
     R = p["radius"]
     H = max(p["height"], 0.35 * R)
-    fin = pick_finish(rng, ("ceramic", "ceramic", "wood", "glass", "plastic"))
+    fin = b.draw("body_finish")
     wall = 0.005 if fin.kind != "plastic" else 0.003
-    foot = R * float(rng.uniform(0.35, 0.5))
+    foot = R * b.draw("foot")
     n = 8
     t = np.linspace(0, 1, n)
-    curve = float(rng.uniform(1.5, 3.0))
+    curve = b.draw("curve")
     rs = foot + (R - foot) * (1 - (1 - t) ** curve)
     zs = 0.008 + (H - 0.008) * t
     outer = [(foot * 0.97, 0.0), (foot, 0.004)] + [(r, z) for r, z in zip(rs[1:], zs[1:], strict=True)]
@@ -266,15 +267,15 @@ def build_bowl(b: AssetBuilder) -> None:
 
 def build_vase(b: AssetBuilder) -> None:
     """A vase: belly, neck and flared lip from a random smooth profile."""
-    p, rng = b.p, b.rng
+    p = b.p
     H, R = p["height"], p["radius"]
-    fin = pick_finish(rng, ("ceramic", "glass", "stone", "ceramic"))
+    fin = b.draw("body_finish")
     wall = 0.004
     k = 10
     t = np.linspace(0, 1, k)
-    belly = float(rng.uniform(0.25, 0.6))
-    neck = float(rng.uniform(0.3, 0.6))
-    lip = float(rng.uniform(0.4, 0.85))
+    belly = b.draw("belly")
+    neck = b.draw("neck")
+    lip = b.draw("lip")
     shape = 1.0 - (1 - neck) * np.clip((t - belly) / (0.85 - belly), 0, 1) ** 1.5
     shape = np.where(t > 0.85, neck + (lip - neck) * (t - 0.85) / 0.15, shape)
     shape *= 0.75 + 0.25 * np.sin(np.pi * np.clip(t / (belly * 1.4), 0, 1))
@@ -291,10 +292,10 @@ def build_vase(b: AssetBuilder) -> None:
 
 def build_toolbox(b: AssetBuilder) -> None:
     """A toolbox: an open tray compartment under a back-hinged lid with a carry handle, optional drawers."""
-    p, rng = b.p, b.rng
+    p = b.p
     W, D, H = p["width"], p["depth"], p["height"]
-    fin = pick_finish(rng, ("painted_metal", "plastic"), ("red", "blue", "black", "yellow", "green", "orange", "grey"))
-    hfin = pick_finish(rng, ("plastic", "chrome", "brushed_metal"), ("black", "grey", "chrome", "stainless steel"))
+    fin = b.draw("body_finish")
+    hfin = b.draw("handle_finish")
     n_dr = p["drawers"]
     tl = 0.02
     g = 0.003
@@ -308,8 +309,10 @@ def build_toolbox(b: AssetBuilder) -> None:
     facts = build_carcass(b, W, D, Hb, rows, st)
     root = facts["body"]
     lid = rounded_box([-D / 2, -W / 2, Hb + g], [D / 2, W / 2, Hb + g + tl], 0.005, 2)
-    up = _lid_joint_limits(rng)
-    b.add("lid", lid, "lid", fin, root, "lid", origin=[-D / 2, 0, Hb + g], axis=[0, -1, 0], upper=up, physical=sheet)
+    up = b.draw("lid_swing")
+    lfin = b.derive("lid_finish", fin)
+    b.add("lid", lid, "lid", lfin, root, "lid", origin=[-D / 2, 0, Hb + g], axis=[0, -1, 0], upper=up,
+          physical="sheet_metal" if lfin.kind in METAL_KINDS else None)
     at = [0.0, 0.0, Hb + g + tl]
     b.add("lid_handle", handle("arch", at, min(0.6 * W, 0.22), normal=(0, 0, 1), along=(0, 1, 0), scale=1.3),
           "handle", hfin, "lid", origin=at)
@@ -318,7 +321,8 @@ def build_toolbox(b: AssetBuilder) -> None:
         latch = box([D / 2, s * W * 0.3 - 0.015, Hb - 0.035], [D / 2 + 0.008, s * W * 0.3 + 0.015, Hb - 0.005])
         b.add(f"latch_{side}", latch, "other", hfin, root, origin=at)
     a = b.attributes
-    a.update({"materials": {"body": fin, "handles": hfin}, "drawers": facts["drawers"],
+    a.update({"materials": {"body": fin, "handles": hfin} | ({"lid": lfin} if lfin != fin else {}),
+              "drawers": facts["drawers"],
               "lid": {"type": "hinged at the back", "opens_deg": round(float(np.rad2deg(up)))},
               "extras": ["a carry handle on the lid", "two latches on the front"]})
 
@@ -326,12 +330,12 @@ def build_toolbox(b: AssetBuilder) -> None:
 def build_suitcase(b: AssetBuilder) -> None:
     """An upright suitcase: hard or soft shell, a telescoping handle that slides up out of the back, a carry
     handle on top, two or four wheels that spin on their axles."""
-    p, rng = b.p, b.rng
+    p = b.p
     W, D, H = p["width"], p["depth"], p["height"]
-    fin = pick_finish(rng, ("plastic", "fabric"))
-    trim = pick_finish(rng, ("plastic", "brushed_metal"), ("black", "grey", "aluminium"))
-    rub = pick_finish(rng, "rubber")
-    wr = float(rng.uniform(0.022, 0.03))
+    fin = b.draw("body_finish")
+    trim = b.draw("handle_finish")
+    rub = b.draw("wheel_finish")
+    wr = b.draw("wheel_radius")
     ww = 0.018
     g = 0.003
     zb = 2 * wr + g + 0.012
@@ -385,36 +389,94 @@ def build_suitcase(b: AssetBuilder) -> None:
         "wheels": n_wheels, "extras": ["a telescoping handle that pulls up from the back", "a carry handle on top"]})
 
 
+_LID_SWING = "opening limit of the hinged lid, rad"
+
 CATEGORIES: list[Category] = [
     Category("box", "storage box or chest with a back-hinged or sliding lid, optional side handles",
-             {"width": frange(0.15, 0.9), "depth": frange(0.12, 0.6), "height": frange(0.08, 0.6),
-              "lid": choice("hinged", "hinged", "sliding"), "side_handles": choice(False, True)},
+             {"width": frange(0.15, 0.9, "m"), "depth": frange(0.12, 0.6, "m (at most 1.1 times the width)"),
+              "height": frange(0.08, 0.6, "m"),
+              "lid": choice("hinged", "hinged", "sliding", doc="lid hinged at the back, or sliding out forwards"),
+              "side_handles": choice(False, True, doc="a bar handle on each side (boxes taller than 0.12 m)"),
+              "body_finish": finish_param(("wood", "painted_wood", "plastic", "painted_metal"), doc="box"),
+              "lid_finish": finish_param(("wood", "painted_wood", "plastic", "painted_metal"),
+                                         doc="lid (default: the body's)", draw="derived"),
+              "handle_finish": finish_param(("brushed_metal", "chrome", "plastic", "wood"), doc="handles"),
+              "lid_swing": frange(1.6, 1.95, _LID_SWING + " (lid=hinged)", draw="inline"),
+              "handle_style": choice("knob", "tab", "bar", doc="handle on the lid", draw="inline"),
+              "handles": choice(1, 3, doc="the lid's handle, plus one on each side when 3 (default: 3 with "
+                                "side_handles on a box taller than 0.12 m)", draw="derived")},
              (0.1, 0.15, 0.08), (0.7, 1.0, 0.65), build_box, ("box", "storage box", "chest", "lidded box")),
     Category("trash_can", "kitchen bin, round or square, open, flip-lid or pedal-operated",
-             {"height": frange(0.3, 0.75), "radius": frange(0.1, 0.2), "shape": choice("round", "square"),
-              "lid": choice("none", "flip", "pedal")},
+             {"height": frange(0.3, 0.75, "m"), "radius": frange(0.1, 0.2, "m (half the width when square)"),
+              "shape": choice("round", "square", doc="plan shape"),
+              "lid": choice("none", "flip", "pedal", doc="no lid, a lid flipped up by a tab, or a pedal-operated "
+                            "lid"),
+              "body_finish": finish_param(("brushed_metal", "painted_metal", "plastic"), doc="bin"),
+              "lid_matches_body": flag(0.6, "lid in the body's finish"),
+              "lid_finish": finish_param(("plastic", "brushed_metal"), doc="lid (when not the body's)"),
+              "lid_swing": frange(1.4, 1.9, _LID_SWING, draw="inline"),
+              "pedal_finish": finish_param(("plastic", "brushed_metal"), ("black", "grey", "stainless steel"),
+                                           doc="foot pedal (lid=pedal)")},
              (0.2, 0.2, 0.3), (0.5, 0.42, 0.78), build_trash_can, ("trash can", "bin", "waste bin", "rubbish bin")),
     Category("jar", "jar with a screw lid that turns about its axis",
-             {"height": frange(0.08, 0.3), "radius": frange(0.035, 0.1)},
+             {"height": frange(0.08, 0.3, "m"), "radius": frange(0.035, 0.1, "m"),
+              "body_finish": finish_param(("glass", "ceramic", "plastic"), doc="jar"),
+              "neck": frange(0.75, 0.95, "neck radius under the lid, fraction of the radius", draw="inline"),
+              "lid_finish": finish_param(("painted_metal", "plastic", "wood", "brushed_metal"), doc="screw lid")},
              (0.07, 0.07, 0.075), (0.22, 0.22, 0.32), build_jar, ("jar", "storage jar")),
     Category("bottle", "wine, water or milk bottle with a screw cap",
-             {"height": frange(0.18, 0.38), "radius": frange(0.03, 0.055),
-              "style": choice("wine", "water", "milk")},
+             {"height": frange(0.18, 0.38, "m"), "radius": frange(0.03, 0.055, "m"),
+              "style": choice("wine", "water", "milk", doc="profile: where the shoulder narrows to the neck"),
+              "body_finish": finish_param(("glass", "plastic"), doc="bottle"),
+              "neck": frange(0.3, 0.45, "neck radius, fraction of the radius (kept within 0.01-0.02 m)",
+                             draw="inline"),
+              "cap_height": frange(0.018, 0.03, "screw cap height, m", draw="inline"),
+              "lid_finish": finish_param(("plastic", "painted_metal"), doc="screw cap")},
              (0.06, 0.06, 0.16), (0.12, 0.12, 0.4), build_bottle, ("bottle",)),
-    Category("mug", "mug or cup with a loop handle", {"height": frange(0.07, 0.12), "radius": frange(0.035, 0.05)},
+    Category("mug", "mug or cup with a loop handle",
+             {"height": frange(0.07, 0.12, "m"), "radius": frange(0.035, 0.05, "rim radius, m"),
+              "body_finish": finish_param(("ceramic", "ceramic", "painted_metal", "glass"), doc="mug"),
+              "taper": frange(0.85, 1.0, "bottom radius, fraction of the rim radius", draw="inline"),
+              "handle_thickness": frange(0.005, 0.008, "tube radius of the loop handle, m", draw="inline"),
+              "handle_finish": finish_param(("ceramic", "painted_metal", "glass"), doc="loop handle (default: the "
+                                            "body's)", draw="derived")},
              (0.07, 0.09, 0.07), (0.12, 0.17, 0.13), build_mug, ("mug", "cup", "coffee mug")),
     Category("bowl", "bowl with a foot ring and a flared wall",
-             {"height": frange(0.04, 0.15), "radius": frange(0.06, 0.2)},
+             {"height": frange(0.04, 0.15, "m (at least 0.35 times the radius)"),
+              "radius": frange(0.06, 0.2, "rim radius, m"),
+              "body_finish": finish_param(("ceramic", "ceramic", "wood", "glass", "plastic"), doc="bowl"),
+              "foot": frange(0.35, 0.5, "foot ring radius, fraction of the rim radius", draw="inline"),
+              "curve": frange(1.5, 3.0, "wall curvature (1: straight flare, higher: rounder)", draw="inline",
+                              limits=(1.0, 4.0))},
              (0.11, 0.11, 0.04), (0.41, 0.41, 0.16), build_bowl, ("bowl",)),
     Category("vase", "vase with a random revolved profile (belly, neck, lip)",
-             {"height": frange(0.15, 0.6), "radius": frange(0.05, 0.15)},
+             {"height": frange(0.15, 0.6, "m"), "radius": frange(0.05, 0.15, "belly radius, m"),
+              "body_finish": finish_param(("ceramic", "glass", "stone", "ceramic"), doc="vase"),
+              "belly": frange(0.25, 0.6, "where the belly starts narrowing to the neck, fraction of the height",
+                              draw="inline"),
+              "neck": frange(0.3, 0.6, "neck radius, fraction of the belly radius", draw="inline"),
+              "lip": frange(0.4, 0.85, "lip radius, fraction of the belly radius", draw="inline",
+                            limits=(0.3, 1.0))},
              (0.04, 0.04, 0.15), (0.32, 0.32, 0.62), build_vase, ("vase",)),
     Category("toolbox", "toolbox with a back-hinged lid, carry handle, latches and 0-2 drawers",
-             {"width": frange(0.3, 0.6), "depth": frange(0.16, 0.3), "height": frange(0.15, 0.4),
-              "drawers": irange(0, 2)},
+             {"width": frange(0.3, 0.6, "m"), "depth": frange(0.16, 0.3, "m"), "height": frange(0.15, 0.4, "m"),
+              "drawers": irange(0, 2, "drawers under the tray, one per row"),
+              "body_finish": finish_param(("painted_metal", "plastic"), ("red", "blue", "black", "yellow", "green",
+                                                                         "orange", "grey"), doc="box"),
+              "handle_finish": finish_param(("plastic", "chrome", "brushed_metal"),
+                                            ("black", "grey", "chrome", "stainless steel"),
+                                            doc="carry handle, drawer pulls and latches"),
+              "lid_swing": frange(1.6, 1.95, _LID_SWING, draw="inline"),
+              "lid_finish": finish_param(("painted_metal", "plastic"), doc="lid (default: the body's)",
+                                         draw="derived")},
              (0.15, 0.3, 0.15), (0.34, 0.62, 0.45), build_toolbox, ("toolbox", "tool box", "tool chest")),
     Category("suitcase", "upright suitcase with telescoping handle, carry handle and 2 or 4 spinning wheels",
-             {"width": frange(0.35, 0.5), "depth": frange(0.2, 0.32), "height": frange(0.55, 0.8),
-              "wheels": choice(2, 4)},
+             {"width": frange(0.35, 0.5, "m"), "depth": frange(0.2, 0.32, "m"), "height": frange(0.55, 0.8, "m"),
+              "wheels": choice(2, 4, doc="two wheels at the back (and feet at the front), or four"),
+              "body_finish": finish_param(("plastic", "fabric"), doc="shell (plastic: hard shell, fabric: soft)"),
+              "handle_finish": finish_param(("plastic", "brushed_metal"), ("black", "grey", "aluminium"),
+                                            doc="telescoping and carry handles"),
+              "wheel_finish": finish_param("rubber", doc="wheels"),
+              "wheel_radius": frange(0.022, 0.03, "m", draw="inline")},
              (0.2, 0.35, 0.56), (0.34, 0.52, 0.85), build_suitcase, ("suitcase", "trolley case", "luggage case")),
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,9 +19,11 @@ import numpy as np
 from seed3d.asset import Asset, Joint, Mesh, Part, PBRMaterial
 from seed3d.errors import InvalidInputError
 from seed3d.synth.collision import is_rectilinear, rectilinear_boxes
-from seed3d.synth.materials import Finish, pbr_material, physical_material, physical_name
+from seed3d.synth.materials import Finish, any_finish, pbr_material, physical_material, physical_name, pick_finish
 from seed3d.synth.primitives import box_uv
 from seed3d.typed import FloatArray
+
+logger = logging.getLogger(__name__)
 
 SYNTH_VERSION = 1
 
@@ -44,17 +47,52 @@ JOINT_PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
+#: When a parameter is drawn: before the builder runs, where the builder reaches it, or not at all (its default
+#: is worked out by the builder from other parameters, see the parameter's doc).
+DRAWS: tuple[str, ...] = ("upfront", "inline", "derived")
+
+
 @dataclass(frozen=True)
 class Param:
-    """One sampled parameter: a float range, an int range (inclusive) or a tuple of choices."""
+    """One documented parameter of a category: its range, how the seed draws it, and what it means.
+
+    Values are a float range ``lo..hi``, an int range (inclusive), a tuple of ``choices``, a flag (True with
+    probability ``p``; with two ``choices``, the first with probability ``p``) or a finish (``finish_kinds``:
+    the kinds the seed draws from; a user may name any known ``kind:colour``). ``draw`` says when the seed draws
+    it (see ``DRAWS``); ``per_item`` parameters hold one value per item (per door, per row) and accept one value
+    for all items or a list. ``limits`` widens the range a caller may give beyond the range the seed draws from
+    (a cabinet drawn with 0-2 shelves may be given 4).
+    """
 
     lo: float | int | None = None
     hi: float | int | None = None
     choices: tuple[Any, ...] | None = None
     doc: str = ""
+    draw: str = "upfront"
+    p: float | None = None
+    finish_kinds: tuple[str, ...] | None = None
+    finish_colours: tuple[str, ...] | None = None
+    per_item: bool = False
+    limits: tuple[float, float] | None = None
+
+    @property
+    def is_flag(self) -> bool:
+        """Whether the value is a bool drawn as ``rng.random() < p``."""
+        return self.p is not None and self.choices is None
+
+    @property
+    def is_finish(self) -> bool:
+        """Whether the value is a ``Finish``."""
+        return self.finish_kinds is not None
 
     def sample(self, rng: np.random.Generator) -> Any:
-        """Draw a value."""
+        """Draw a value (the same generator calls as the builders made before parameters were named)."""
+        if self.is_finish:
+            return pick_finish(rng, self.finish_kinds, self.finish_colours)  # type: ignore[arg-type]
+        if self.is_flag:
+            return bool(rng.random() < self.p)  # type: ignore[operator]
+        if self.p is not None and self.choices is not None:
+            return self.choices[0] if rng.random() < self.p else self.choices[1]
         if self.choices is not None:
             return self.choices[int(rng.integers(len(self.choices)))]
         if isinstance(self.lo, int) and isinstance(self.hi, int):
@@ -62,25 +100,112 @@ class Param:
         return float(rng.uniform(float(self.lo), float(self.hi)))  # type: ignore[arg-type]
 
     def describe(self) -> str:
-        """A short text form, e.g. ``0.4..0.9`` or ``bar|knob``."""
+        """A short text form, e.g. ``0.4..0.9``, ``bar|knob``, ``true|false`` or ``finish: wood|painted_wood``."""
+        if self.is_finish:
+            return "finish: " + "|".join(dict.fromkeys(self.finish_kinds or ()))
+        if self.is_flag:
+            return "true|false"
         if self.choices is not None:
-            return "|".join(str(c) for c in self.choices)
-        return f"{self.lo}..{self.hi}"
+            return "|".join(_text(c) for c in dict.fromkeys(self.choices))
+        lo, hi = self.limits or (self.lo, self.hi)
+        return f"{lo}..{hi}"
+
+    def check(self, value: Any, name: str, category: str) -> Any:
+        """``value`` (or its text form, as the CLI gives it) as this parameter's type; ``InvalidInputError``
+        naming the parameter, its range and the category when it is out of range."""
+        if self.per_item and isinstance(value, (list, tuple)):
+            if not value:
+                raise InvalidInputError(f"{category}: parameter {name!r} got an empty list")
+            # None: that item keeps its own value (asset.json writes None for items the parameter skips)
+            return [None if v is None else self._check_one(v, name, category) for v in value]
+        return self._check_one(value, name, category)
+
+    def _check_one(self, value: Any, name: str, category: str) -> Any:
+        def bad(why: str = "") -> InvalidInputError:
+            return InvalidInputError(f"{category}: parameter {name!r} must be {self.describe()}"
+                                     f"{' (' + self.doc + ')' if self.doc else ''}, got {value!r}{why}")
+
+        if self.is_finish:
+            if isinstance(value, Finish):
+                return value
+            if not isinstance(value, str) or ":" not in value:
+                raise bad(": give kind:colour, e.g. wood:oak or brushed_metal:brass")
+            kind, colour = (s.strip() for s in value.split(":", 1))
+            try:
+                return any_finish(kind, colour)
+            except KeyError as exc:
+                raise bad(f": {exc.args[0]}") from None
+        if self.is_flag or (self.choices is not None and all(isinstance(c, bool) for c in self.choices)):
+            if isinstance(value, (bool, np.bool_)):
+                return bool(value)
+            text = str(value).strip().lower()
+            if text in ("true", "yes", "1", "on"):
+                return True
+            if text in ("false", "no", "0", "off"):
+                return False
+            raise bad()
+        if self.choices is not None:
+            for c in self.choices:
+                if value == c or (isinstance(value, str) and value.strip() == _text(c)):
+                    return c
+            raise bad()
+        integral = isinstance(self.lo, int) and isinstance(self.hi, int)
+        try:
+            number = float(value) if not isinstance(value, bool) else float("nan")
+        except (TypeError, ValueError):
+            raise bad() from None
+        lo, hi = self.limits or (self.lo, self.hi)
+        if not np.isfinite(number) or not (float(lo) <= number <= float(hi)):  # type: ignore[arg-type]
+            raise bad()
+        if integral:
+            if number != int(number):
+                raise bad()
+            return int(number)
+        return number
 
 
-def frange(lo: float, hi: float, doc: str = "") -> Param:
-    """A float parameter drawn uniformly from [lo, hi]."""
-    return Param(float(lo), float(hi), doc=doc)
+def _text(value: Any) -> str:
+    """A parameter value as the CLI writes it (``true``, ``2``, ``wood:oak``)."""
+    if isinstance(value, Finish):
+        return f"{value.kind}:{value.colour}"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
-def irange(lo: int, hi: int, doc: str = "") -> Param:
-    """An integer parameter drawn uniformly from lo..hi inclusive."""
-    return Param(int(lo), int(hi), doc=doc)
+def frange(lo: float, hi: float, doc: str = "", draw: str = "upfront", per_item: bool = False,
+           limits: tuple[float, float] | None = None) -> Param:
+    """A float parameter drawn uniformly from [lo, hi] (a caller may give any value within ``limits``)."""
+    return Param(float(lo), float(hi), doc=doc, draw=draw, per_item=per_item, limits=limits)
 
 
-def choice(*options: Any, doc: str = "") -> Param:
-    """A parameter drawn uniformly from ``options``."""
-    return Param(choices=tuple(options), doc=doc)
+def irange(lo: int, hi: int, doc: str = "", draw: str = "upfront", per_item: bool = False,
+           limits: tuple[int, int] | None = None) -> Param:
+    """An integer parameter drawn uniformly from lo..hi inclusive (a caller may give any within ``limits``)."""
+    return Param(int(lo), int(hi), doc=doc, draw=draw, per_item=per_item, limits=limits)
+
+
+def choice(*options: Any, doc: str = "", draw: str = "upfront", per_item: bool = False) -> Param:
+    """A parameter drawn uniformly from ``options`` (a repeated option is drawn more often)."""
+    return Param(choices=tuple(options), doc=doc, draw=draw, per_item=per_item)
+
+
+def flag(p: float, doc: str = "", draw: str = "inline", per_item: bool = False) -> Param:
+    """A bool parameter, True with probability ``p`` (drawn as ``rng.random() < p``)."""
+    return Param(p=float(p), doc=doc, draw=draw, per_item=per_item)
+
+
+def either(first: Any, second: Any, p: float = 0.5, doc: str = "", draw: str = "inline",
+           per_item: bool = False) -> Param:
+    """One of two values, ``first`` with probability ``p`` (drawn as ``rng.random() < p``)."""
+    return Param(choices=(first, second), p=float(p), doc=doc, draw=draw, per_item=per_item)
+
+
+def finish_param(kinds: tuple[str, ...] | str, colours: tuple[str, ...] | None = None, doc: str = "",
+                 draw: str = "inline") -> Param:
+    """A finish drawn from ``kinds`` (and ``colours``, when given); any known ``kind:colour`` may be given."""
+    kinds = (kinds,) if isinstance(kinds, str) else tuple(kinds)
+    return Param(finish_kinds=kinds, finish_colours=colours, doc=doc, draw=draw)
 
 
 @dataclass(frozen=True)
@@ -104,6 +229,28 @@ class Category:
         params = ", ".join(f"{k}={p.describe()}" for k, p in self.params.items())
         return f"{self.name}: {self.description} [{params}]"
 
+    def help(self) -> str:
+        """Several lines: the summary's first part, then one line per parameter with its range and doc."""
+        lines = [f"{self.name}: {self.description}"]
+        for k, prm in self.params.items():
+            how = {"upfront": "", "inline": "", "derived": " (default worked out from the others)"}[prm.draw]
+            each = " (one per item, or a list)" if prm.per_item else ""
+            lines.append(f"  {k} = {prm.describe()}{each}{how}{' — ' + prm.doc if prm.doc else ''}")
+        return "\n".join(lines)
+
+    def check_params(self, params: dict[str, Any] | None) -> dict[str, Any]:
+        """``params`` with each value checked against its range and converted to its type.
+
+        Raises ``InvalidInputError`` naming the category and the parameter (an unknown name lists the known).
+        """
+        out: dict[str, Any] = {}
+        for name, value in (params or {}).items():
+            if name not in self.params:
+                raise InvalidInputError(f"{self.name} has no parameter {name!r}; its parameters: "
+                                        f"{', '.join(self.params)}")
+            out[name] = self.params[name].check(value, name, self.name)
+        return out
+
 
 def rng_for(category: str, seed: int, stream: str = "") -> np.random.Generator:
     """A numpy generator seeded by a stable hash of (category, seed, stream) (not Python's ``hash``)."""
@@ -124,14 +271,68 @@ class _PartSpec:
 class AssetBuilder:
     """Collects parts, joints and attributes for one (category, seed); ``build`` makes the ``Asset``."""
 
-    def __init__(self, category: Category, seed: int) -> None:
+    def __init__(self, category: Category, seed: int, params: dict[str, Any] | None = None) -> None:
         self.category = category
         self.seed = int(seed)
-        self.rng = rng_for(category.name, seed)
-        self.p: dict[str, Any] = {k: prm.sample(self.rng) for k, prm in category.params.items()}
+        self._rng = rng_for(category.name, seed)  # private: builders read parameters, never draw
+        self.given: dict[str, Any] = category.check_params(params)
+        self._used: set[str] = set()
+        #: every parameter value the build read, in the order it read them (per-item ones as lists)
+        self.values: dict[str, Any] = {}
+        self.p: dict[str, Any] = {}
+        for k, prm in category.params.items():
+            if prm.draw == "upfront":
+                self.p[k] = self._take(k, prm.sample(self._rng))
         self.attributes: dict[str, Any] = {"category": category.name}
         self._parts: list[_PartSpec] = []
         self._joints: list[Joint] = []
+
+    # ---- parameters
+    def _take(self, name: str, value: Any, item: int | None = None, record: bool = True) -> Any:
+        """The given value of ``name`` (for ``item``) if there is one, else ``value``; recorded when given or
+        ``record``."""
+        if name in self.given:
+            self._used.add(name)
+            given = self.given[name]
+            if isinstance(given, list):
+                pick = given[min(item, len(given) - 1)] if item is not None else given[0]
+                value = value if pick is None else pick
+            else:
+                value = given
+        if value is None:  # not applicable to this build
+            return None
+        if not record and name not in self.given:
+            return value
+        if item is None:
+            self.values[name] = value
+        else:
+            seq = self.values.setdefault(name, [])
+            seq.extend([None] * (item + 1 - len(seq)))
+            seq[item] = value
+        return value
+
+    def draw(self, name: str, item: int | None = None, when: bool = True, otherwise: Any = None) -> Any:
+        """The value of the inline parameter ``name`` (for ``item`` of a per-item one).
+
+        Where ``when`` holds the seed draws it here (always, so a given value does not shift later draws) and a
+        given value replaces the draw; where it does not, nothing is drawn and the value is the given one, else
+        ``otherwise``, which follows from other parameters and so is not recorded as this one's value.
+        """
+        prm = self.category.params[name]
+        if prm.draw != "inline":
+            raise ValueError(f"{self.category.name}.{name} is drawn {prm.draw}, not inline")
+        return self._take(name, prm.sample(self._rng) if when else otherwise, item, record=when)
+
+    def derive(self, name: str, value: Any, item: int | None = None) -> Any:
+        """The value of the derived parameter ``name``: ``value`` (worked out by the builder) unless given."""
+        prm = self.category.params[name]
+        if prm.draw != "derived":
+            raise ValueError(f"{self.category.name}.{name} is drawn {prm.draw}, not derived")
+        return self._take(name, value, item)
+
+    def is_given(self, name: str) -> bool:
+        """Whether the caller gave ``name`` (a builder honours a given count even where its draw would not)."""
+        return name in self.given
 
     # ---- parts and joints
     def add(self, name: str, mesh: Mesh, label: str, finish: Finish, parent: str | None = None,
@@ -207,8 +408,26 @@ class AssetBuilder:
         metadata = {
             "source": "seed3d.synth", "synth_version": SYNTH_VERSION, "category": self.category.name,
             "seed": self.seed, "description": text, "attributes": attrs,
+            "params": {k: _param_json(self.values[k]) for k in self.category.params if k in self.values},
+            "params_given": sorted(self.given),
         }
+        unused = sorted(set(self.given) - self._used)
+        if unused:
+            logger.warning("%s seed %d: parameter(s) %s do not apply to this build and were not used",
+                           self.category.name, self.seed, ", ".join(unused))
+            metadata["params_unused"] = unused
         return Asset(f"{self.category.name}_{self.seed}", parts, joints, metadata)
+
+
+def _param_json(value: Any) -> Any:
+    """A parameter value in asset.json: finishes as ``kind:colour``, lists item by item."""
+    if isinstance(value, list):
+        return [_param_json(v) for v in value]
+    if isinstance(value, Finish):
+        return _text(value)
+    if isinstance(value, (float, np.floating)) and not isinstance(value, bool):
+        return float(value)  # full precision: the recorded set rebuilds the same asset
+    return _jsonable(value)
 
 
 def _label_counts(labels: list[str]) -> dict[str, int]:

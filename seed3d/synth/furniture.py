@@ -5,32 +5,55 @@ from __future__ import annotations
 import numpy as np
 
 from seed3d.asset import Mesh
-from seed3d.synth.carcass import CarcassStyle, Cell, Row, build_carcass
+from seed3d.synth.carcass import CARCASS_DOOR_PARAMS, CarcassStyle, Cell, Row, build_carcass
 from seed3d.synth.collision import wheel_hull
-from seed3d.synth.core import AssetBuilder, Category, choice, frange, irange
+from seed3d.synth.core import AssetBuilder, Category, Param, choice, either, finish_param, flag, frange, irange
 from seed3d.synth.fixtures import handle, leg
-from seed3d.synth.materials import Finish, pick_finish
+from seed3d.synth.materials import Finish
 from seed3d.synth.primitives import box, cylinder, cylinder_between, difference, rounded_box, torus, union
 
 WOODS = ("wood", "painted_wood")
 
 
-def furniture_style(b: AssetBuilder, handle_styles: tuple[str, ...] = ("bar", "knob", "pull", "arch", "tab"),
-                    base: str | None = None) -> CarcassStyle:
-    """Draw finishes, handle style and base for a piece of carcass furniture."""
-    rng = b.rng
-    body = pick_finish(rng, WOODS)
-    front = body if rng.random() < 0.7 else pick_finish(rng, WOODS)
-    hfin = pick_finish(rng, ("brushed_metal", "chrome", "brushed_metal", "wood"))
-    style = handle_styles[int(rng.integers(len(handle_styles)))]
-    base = base or ("plinth", "legs", "none")[int(rng.integers(3))]
-    base_h = float(rng.uniform(0.06, 0.1)) if base == "plinth" else float(rng.uniform(0.1, 0.22))
-    leg_fin = body if rng.random() < 0.6 else pick_finish(rng, ("brushed_metal", "painted_metal"))
+def carcass_style_params(handle_styles: tuple[str, ...] = ("bar", "knob", "pull", "arch", "tab"),
+                         bases: tuple[str, ...] = ("plinth", "legs", "none")) -> dict[str, Param]:
+    """The parameters ``furniture_style`` reads: finishes, handle style, base and thicknesses."""
+    return {
+        "base": choice(*bases, doc="what the carcass stands on", draw="inline"),
+        "body_finish": finish_param(WOODS, doc="carcass finish"),
+        "front_matches_body": flag(0.7, doc="doors and drawer fronts in the body's finish"),
+        "front_finish": finish_param(WOODS, doc="door and drawer fronts (when not the body's)"),
+        "handle_finish": finish_param(("brushed_metal", "chrome", "brushed_metal", "wood"), doc="handles"),
+        "handle_style": choice(*handle_styles, doc="handle shape", draw="inline"),
+        "plinth_height": frange(0.06, 0.1, doc="plinth height, m (base=plinth)", draw="inline"),
+        "leg_height": frange(0.1, 0.22, doc="leg height, m (base=legs)", draw="inline"),
+        "legs_match_body": flag(0.6, doc="legs in the body's finish"),
+        "leg_finish": finish_param(("brushed_metal", "painted_metal"), doc="legs (when not the body's)"),
+        "wall": frange(0.016, 0.022, doc="carcass wall thickness, m", draw="inline"),
+        "front_thickness": frange(0.016, 0.022, doc="door and drawer front thickness, m", draw="inline"),
+        "leg_style": choice("square", "round", "tapered", doc="leg profile", draw="inline"),
+        "glass_finish": finish_param("glass", ("clear", "frosted", "smoked"), doc="glass of windowed doors"),
+    }
+
+
+def furniture_style(b: AssetBuilder, base: str | None = None) -> CarcassStyle:
+    """Read finishes, handle style and base for a piece of carcass furniture (``carcass_style_params``).
+
+    ``base``: already read by the caller (whose category draws it before the finishes).
+    """
+    body = b.draw("body_finish")
+    front = b.draw("front_finish", when=not b.draw("front_matches_body"), otherwise=body)
+    hfin = b.draw("handle_finish")
+    style = b.draw("handle_style")
+    base = base or b.draw("base")
+    plinth_h = b.draw("plinth_height", when=base == "plinth")
+    legs_h = b.draw("leg_height", when=base != "plinth")
+    base_h = plinth_h if base == "plinth" else legs_h
+    leg_fin = b.draw("leg_finish", when=not b.draw("legs_match_body"), otherwise=body)
     return CarcassStyle(body=body, front=front, handle=hfin, handle_style=style,
-                        wall=float(rng.uniform(0.016, 0.022)), front_t=float(rng.uniform(0.016, 0.022)),
+                        wall=b.draw("wall"), front_t=b.draw("front_thickness"),
                         base=base, base_h=base_h if base != "none" else 0.0,
-                        leg_style=("square", "round", "tapered")[int(rng.integers(3))], leg_finish=leg_fin,
-                        glass=pick_finish(rng, "glass", ("clear", "frosted", "smoked")))
+                        leg_style=b.draw("leg_style"), leg_finish=leg_fin, glass=b.draw("glass_finish"))
 
 
 def _record(b: AssetBuilder, st: CarcassStyle, facts: dict, extra: dict | None = None) -> None:
@@ -57,12 +80,12 @@ def _record(b: AssetBuilder, st: CarcassStyle, facts: dict, extra: dict | None =
         a.update(extra)
 
 
-def _door_row(n: int, rng: np.random.Generator, shelves: int, window: bool = False) -> list[Cell]:
-    """``n`` side-by-side doors hinged on their outer edges (the middle ones alternate)."""
+def _door_row(b: AssetBuilder, n: int, shelves: int, window: bool = False) -> list[Cell]:
+    """``n`` side-by-side doors hinged on their outer edges (``hinge``: drawn for a single door; the middle
+    ones of a row alternate)."""
     cells = []
     for i in range(n):
-        left = rng.random() < 0.5 if n == 1 else i < n / 2
-        hinge = "left" if left else "right"
+        hinge = b.draw("hinge", item=i, when=n == 1, otherwise="left" if i < n / 2 else "right")
         cells.append(Cell("door", hinge=hinge, shelves=shelves, window=window))
     return cells
 
@@ -72,71 +95,88 @@ def _door_row(n: int, rng: np.random.Generator, shelves: int, window: bool = Fal
 
 def build_cabinet(b: AssetBuilder) -> None:
     """A base or wall-standing cabinet: doors, optionally with a row of drawers above or below."""
-    p, rng = b.p, b.rng
+    p = b.p
     W, D, H = p["width"], p["depth"], p["height"]
     st = furniture_style(b)
-    ncol = 1 if W < 0.55 else (2 if W < 1.05 else 3)
+    ncol = b.derive("doors", 1 if W < 0.55 else (2 if W < 1.05 else 3))
     layout = p["layout"]
-    shelves = int(rng.integers(0, 3)) if H > 0.6 else 0
-    window = rng.random() < 0.2
-    doors = Row(1.0, _door_row(ncol, rng, shelves, window))
-    drawers = Row(0.22 if H > 0.8 else 0.3, [Cell("drawer") for _ in range(max(1, ncol))])
+    ndrawers = b.derive("drawers", 0 if layout == "doors" else max(1, ncol))
+    if ndrawers and layout == "doors":
+        layout = "drawers_over_doors"
+    elif not ndrawers:
+        layout = "doors"
+    shelves = b.draw("shelves", when=H > 0.6 or b.is_given("shelves"), otherwise=0)
+    window = b.draw("glass_doors")
+    doors = Row(1.0, _door_row(b, ncol, shelves, window))
+    drawers = Row(0.22 if H > 0.8 else 0.3, [Cell("drawer") for _ in range(max(1, ndrawers))])
     rows = {"doors": [doors], "drawers_over_doors": [drawers, doors], "doors_over_drawers": [doors, drawers]}[layout]
     slab = None
-    if rng.random() < 0.4:
-        slab = {"finish": pick_finish(rng, ("stone", "wood")), "overhang": float(rng.uniform(0.01, 0.03)),
-                "thickness": float(rng.uniform(0.02, 0.04))}
+    if b.draw("top_slab"):
+        slab = {"finish": b.draw("top_finish"), "overhang": b.draw("top_overhang"),
+                "thickness": b.draw("top_thickness")}
     facts = build_carcass(b, W, D, H, rows, st, top_slab=slab)
     _record(b, st, facts, {"layout": layout.replace("_", " ")})
 
 
 def build_wardrobe(b: AssetBuilder) -> None:
     """A tall wardrobe: 2–4 doors (one section with a hanging rail), optional drawers at the bottom."""
-    p, rng = b.p, b.rng
+    p = b.p
     W, D, H = p["width"], p["depth"], p["height"]
-    st = furniture_style(b, ("bar", "knob", "pull", "arch"), base=("plinth", "legs")[int(rng.integers(2))])
-    st.long_handles = rng.random() < 0.4
-    ncol = int(np.clip(round(W / 0.5), 2, 4))
-    cells = _door_row(ncol, rng, 0)
+    st = furniture_style(b, base=b.draw("base"))
+    st.long_handles = b.draw("long_handles")
+    ncol = b.derive("doors", int(np.clip(round(W / 0.5), 2, 4)))
+    cells = _door_row(b, ncol, 0)
     for i, c in enumerate(cells):
         if i == 0:
             c.rod = True
         else:
-            c.shelves = int(rng.integers(2, 5))
+            c.shelves = b.draw("shelves", item=i - 1)
     rows = [Row(1.0, cells)]
-    if p["drawers"]:
-        rows.append(Row(0.13, [Cell("drawer") for _ in range(min(ncol, 2))]))
+    ndrawers = b.derive("drawers", min(ncol, 2) if p["has_drawers"] else 0)
+    if ndrawers:
+        rows.append(Row(0.13, [Cell("drawer") for _ in range(ndrawers)]))
     facts = build_carcass(b, W, D, H, rows, st)
     _record(b, st, facts)
 
 
 def build_nightstand(b: AssetBuilder) -> None:
     """A bedside table: stacked drawers, or a drawer above an open shelf or a small door."""
-    p, rng = b.p, b.rng
+    p = b.p
     W, D, H = p["width"], p["depth"], p["height"]
-    st = furniture_style(b, ("knob", "bar", "pull", "tab"), base=("legs", "plinth", "none")[int(rng.integers(3))])
-    st.base_h = float(rng.uniform(0.08, 0.18)) if st.base == "legs" else st.base_h
+    st = furniture_style(b, base=b.draw("base"))
+    if st.base == "legs":
+        # the nightstand draws its legs' height a second time, shorter (furniture_style's first draw is not used)
+        st.base_h = b.draw("leg_height")
     layout = p["layout"]
+    n = b.draw("drawers", when=layout == "drawers", otherwise=1)
     if layout == "drawers":
-        rows = [Row(1.0, [Cell("drawer")]) for _ in range(int(rng.integers(2, 4)))]
+        rows = [Row(1.0, [Cell("drawer")]) for _ in range(n)]
     elif layout == "drawer_over_shelf":
-        rows = [Row(0.4, [Cell("drawer")]), Row(0.6, [Cell("open")])]
+        rows = [Row(0.4 / n, [Cell("drawer")]) for _ in range(n)] + [Row(0.6, [Cell("open")])]
     else:
-        rows = [Row(0.35, [Cell("drawer")]), Row(0.65, _door_row(1, rng, 0))]
+        rows = [Row(0.35 / n, [Cell("drawer")]) for _ in range(n)] + [Row(0.65, _door_row(b, 1, 0))]
     facts = build_carcass(b, W, D, H, rows, st)
     _record(b, st, facts, {"layout": layout.replace("_", " ")})
 
 
 def build_dresser(b: AssetBuilder) -> None:
     """A chest of drawers: 3–6 rows, the top row optionally split into two or three small drawers."""
-    p, rng = b.p, b.rng
+    p = b.p
     W, D, H = p["width"], p["depth"], p["height"]
-    st = furniture_style(b, ("knob", "bar", "pull", "arch", "tab"))
-    n_rows = int(np.clip(round(H / 0.2), 3, 6))
+    st = furniture_style(b)
+    default_rows = int(np.clip(round(H / 0.2), 3, 6))
     ncol = 1 if W < 0.9 else 2
+    split = b.draw("split_top_row") and (W > 0.7 or b.is_given("split_top_row"))
+    if b.is_given("drawers"):  # a given total: spread over the rows, the extra ones in the top rows
+        total = b.derive("drawers", 0)
+        n_rows = min(b.derive("rows", min(default_rows, total)), total)
+        counts = [total // n_rows + (1 if r < total % n_rows else 0) for r in range(n_rows)]
+    else:
+        n_rows = b.derive("rows", default_rows)
+        counts = [ncol + (1 if r == 0 and split else 0) for r in range(n_rows)]
+        b.derive("drawers", sum(counts))
     rows = []
-    for r in range(n_rows):
-        cols = ncol + (1 if r == 0 and rng.random() < 0.5 and W > 0.7 else 0)
+    for r, cols in enumerate(counts):
         rows.append(Row(0.8 if r == 0 else 1.0 + 0.08 * r, [Cell("drawer") for _ in range(cols)]))
     facts = build_carcass(b, W, D, H, rows, st)
     _record(b, st, facts, {"drawer_rows": n_rows})
@@ -144,15 +184,16 @@ def build_dresser(b: AssetBuilder) -> None:
 
 def build_bookshelf(b: AssetBuilder) -> None:
     """An open bookshelf (one to three bays of shelves), optionally with doors across the bottom."""
-    p, rng = b.p, b.rng
+    p = b.p
     W, D, H = p["width"], p["depth"], p["height"]
-    st = furniture_style(b, ("knob", "bar", "tab"), base=("plinth", "none")[int(rng.integers(2))])
-    ncol = 1 if W < 0.6 else (2 if W < 1.0 else 3)
-    shelves = int(np.clip(round(H / 0.35) - 1, 1, 5))
+    st = furniture_style(b, base=b.draw("base"))
+    ncol = b.derive("bays", 1 if W < 0.6 else (2 if W < 1.0 else 3))
+    shelves = b.derive("shelves", int(np.clip(round(H / 0.35) - 1, 1, 5)))
+    ndoors = b.derive("doors", ncol if p["has_doors"] and (H > 1.0 or b.is_given("has_doors")) else 0)
     rows = []
-    if p["doors"] and H > 1.0:
-        rows.append(Row(H - 0.45, [Cell("open", shelves=shelves - 1) for _ in range(ncol)]))
-        rows.append(Row(0.45, _door_row(ncol, rng, 0)))
+    if ndoors:
+        rows.append(Row(H - 0.45, [Cell("open", shelves=max(0, shelves - 1)) for _ in range(ncol)]))
+        rows.append(Row(0.45, _door_row(b, ndoors, 0)))
     else:
         rows.append(Row(1.0, [Cell("open", shelves=shelves) for _ in range(ncol)]))
     facts = build_carcass(b, W, D, H, rows, st)
@@ -164,7 +205,7 @@ def build_bookshelf(b: AssetBuilder) -> None:
 
 def build_table(b: AssetBuilder) -> None:
     """A dining, coffee or side table: rectangular or round top on legs or a pedestal; maybe a drawer."""
-    p, rng = b.p, b.rng
+    p = b.p
     kind = p["kind"]
     H = {"dining": p["height"], "coffee": p["height"] * 0.58, "side": p["height"] * 0.8}[kind]
     W = {"dining": p["width"], "coffee": p["width"] * 0.7, "side": p["width"] * 0.4}[kind]
@@ -172,9 +213,10 @@ def build_table(b: AssetBuilder) -> None:
     round_top = p["shape"] == "round"
     if round_top:
         D = W
-    tt = float(rng.uniform(0.02, 0.045))
-    top_fin = pick_finish(rng, ("wood", "painted_wood", "stone", "glass") if not round_top else ("wood", "stone"))
-    leg_fin = pick_finish(rng, ("wood", "brushed_metal", "painted_metal"))
+    tt = b.draw("top_thickness")
+    round_fin = b.draw("round_top_finish", when=round_top)
+    top_fin = b.draw("top_finish", when=not round_top, otherwise=round_fin)
+    leg_fin = b.draw("leg_finish")
     if round_top:
         top = cylinder(W / 2, tt, 64, at=(0, 0, H - tt))
     else:
@@ -184,32 +226,36 @@ def build_table(b: AssetBuilder) -> None:
     a.update({"kind": kind, "shape": "round" if round_top else "rectangular",
               "materials": {"top": top_fin, "legs": leg_fin}})
     uz = H - tt
-    if round_top and rng.random() < 0.5:
+    pedestal = b.draw("pedestal", when=round_top, otherwise=False)
+    n = b.derive("legs", 1 if pedestal else 4)
+    if n == 1:
         col = cylinder(0.045, uz - 0.03, 32, at=(0, 0, 0.03))
         base = cylinder(min(W * 0.3, 0.3), 0.03, 48)
         b.add("pedestal", union(col, base), "base", leg_fin, root, origin=[0, 0, uz])
         a["legs"] = {"count": 1, "style": "pedestal"}
         return
-    lt = float(rng.uniform(0.035, 0.065))
-    style = ("square", "round", "tapered")[int(rng.integers(3))]
-    inset = float(rng.uniform(0.03, 0.08))
-    if round_top:
+    lt = b.draw("leg_thickness")
+    style = b.draw("leg_style")
+    inset = b.draw("leg_inset")
+    if round_top:  # evenly around the rim, at least three
+        n = max(n, 3)
         r = W / 2 - inset - lt
-        pts = [(r * np.cos(t), r * np.sin(t)) for t in np.pi / 4 + np.arange(4) * np.pi / 2]
-    else:
-        pts = [(sx * (D / 2 - inset - lt / 2), sy * (W / 2 - inset - lt / 2)) for sx in (-1, 1) for sy in (-1, 1)]
+        pts = [(r * np.cos(t), r * np.sin(t)) for t in np.pi / 4 + np.arange(n) * (2 * np.pi / n)]
+    else:  # pairs across the depth, spread along the width
+        ys = np.linspace(-1.0, 1.0, max(2, (n + 1) // 2)) * (W / 2 - inset - lt / 2)
+        pts = [(sx * (D / 2 - inset - lt / 2), y) for sx in (-1, 1) for y in ys]
     for i, (x, y) in enumerate(pts):
         b.add(f"leg_{i}", leg(style, [x, y, uz], uz, lt), "leg", leg_fin, root, origin=[x, y, uz])
-    a["legs"] = {"count": 4, "style": style, "finish": leg_fin}
-    if not round_top and kind != "coffee" and p["drawer"] and D > 0.45:
+    a["legs"] = {"count": len(pts), "style": style, "finish": leg_fin}
+    fits = not round_top and D > 0.45 and len(pts) == 4  # room for the drawer between four legs
+    if b.derive("drawers", int(fits and kind != "coffee" and p["has_drawer"])) and fits:
         _table_drawer(b, root, D, W, uz, inset, lt, leg_fin, top_fin)
 
 
 def _table_drawer(b: AssetBuilder, root: str, D: float, W: float, uz: float, inset: float, lt: float,
                   frame_fin: Finish, front_fin: Finish) -> None:
     """An apron between the legs with a drawer sliding out of its front."""
-    rng = b.rng
-    ah = float(rng.uniform(0.08, 0.12))
+    ah = b.draw("apron_height")
     x0, x1 = -D / 2 + inset + lt, D / 2 - inset - lt
     y0, y1 = -W / 2 + inset + lt, W / 2 - inset - lt
     apron = box([x0, y0, uz - ah], [x1, y1, uz])
@@ -233,36 +279,41 @@ def _table_drawer(b: AssetBuilder, root: str, D: float, W: float, uz: float, ins
     b.add("drawer_0", union(tray, front), "drawer", front_fin if front_fin.kind != "glass" else frame_fin, body,
           "slide", origin=origin, axis=[1, 0, 0], upper=travel)
     at = [x1 + g + tf, 0.0, uz - ah / 2]
-    b.add("drawer_0_handle", handle("knob", at, 0.0), "handle", pick_finish(rng, ("brushed_metal", "chrome")),
+    b.add("drawer_0_handle", handle("knob", at, 0.0), "handle", b.draw("handle_finish"),
           "drawer_0", origin=at)
     b.attributes["drawers"] = [{"position": "front, under the top", "travel_m": round(travel, 3)}]
 
 
 def build_chair(b: AssetBuilder) -> None:
-    """A dining chair on four legs (maybe with arms and a cushion), or a swivel office chair on castors."""
-    p, rng = b.p, b.rng
+    """A dining chair on three or four legs (maybe with arms and a cushion), or a swivel office chair on castors."""
+    p = b.p
     if p["kind"] == "office":
         _office_chair(b)
         return
     sw, sd = p["seat_width"], p["seat_depth"]
     sh = p["seat_height"]
-    st = float(rng.uniform(0.025, 0.045))
-    frame_fin = pick_finish(rng, ("wood", "painted_wood", "painted_metal", "plastic"))
+    st = b.draw("seat_thickness")
+    frame_fin = b.draw("body_finish")
     seat = rounded_box([-sd / 2, -sw / 2, sh - st], [sd / 2, sw / 2, sh], 0.008, 3)
     root = b.add("seat", seat, "seat", frame_fin)
-    lt = float(rng.uniform(0.03, 0.045))
-    style = ("square", "round", "tapered")[int(rng.integers(3))]
-    legs = [(sx * (sd / 2 - lt / 2 - 0.01), sy * (sw / 2 - lt / 2 - 0.01)) for sx in (1, -1) for sy in (-1, 1)]
+    lt = b.draw("leg_thickness")
+    style = b.draw("leg_style")
+    lx, ly = sd / 2 - lt / 2 - 0.01, sw / 2 - lt / 2 - 0.01
+    if b.derive("legs", 4) == 3:  # two at the back, one in the middle of the front
+        legs = [(lx, 0.0), (-lx, -ly), (-lx, ly)]
+    else:
+        legs = [(sx * lx, sy * ly) for sx in (1, -1) for sy in (-1, 1)]
     for i, (x, y) in enumerate(legs):
         b.add(f"leg_{i}", leg(style, [x, y, sh - st], sh - st, lt), "leg", frame_fin, root, origin=[x, y, sh - st])
     bh = p["back_height"]
-    bt = float(rng.uniform(0.02, 0.035))
-    back_style = p["back"]
+    bt = b.draw("back_thickness")
+    # given slats (and no back) ask for a slatted back
+    back_style = "slats" if b.is_given("slats") and not b.is_given("back") else p["back"]
     x0 = -sd / 2
     if back_style == "solid":
         back = box([x0, -sw / 2, sh], [x0 + bt, sw / 2, sh + bh])
     elif back_style == "slats":
-        n = int(rng.integers(3, 6))
+        n = b.draw("slats", when=p["back"] == "slats")
         posts = [box([x0, s * (sw / 2) - (0.035 if s > 0 else 0), sh], [x0 + bt, s * (sw / 2) + (0.035 if s < 0 else 0),
                       sh + bh]) for s in (-1, 1)]
         rail = box([x0, -sw / 2, sh + bh - 0.06], [x0 + bt, sw / 2, sh + bh])
@@ -275,9 +326,9 @@ def build_chair(b: AssetBuilder) -> None:
     b.add("back", back, "back", frame_fin, root, origin=[x0, 0, sh])
     a = b.attributes
     a.update({"kind": "dining", "back": back_style, "materials": {"frame": frame_fin},
-              "legs": {"count": 4, "style": style}, "seat_height": sh})
-    if p["cushion"]:
-        cfin = pick_finish(rng, "fabric")
+              "legs": {"count": len(legs), "style": style}, "seat_height": sh})
+    if p["cushion"] or (b.is_given("cushion_finish") and not b.is_given("cushion")):
+        cfin = b.draw("cushion_finish", when=p["cushion"])
         cy = sw / 2 - (0.05 if p["arms"] else 0.015)
         cush = rounded_box([x0 + bt + 0.005, -cy, sh], [sd / 2 - 0.01, cy, sh + 0.04], 0.012, 3)
         b.add("cushion", cush, "cushion", cfin, root, origin=[0, 0, sh], physical="upholstery")
@@ -293,18 +344,21 @@ def build_chair(b: AssetBuilder) -> None:
 
 def _office_chair(b: AssetBuilder) -> None:
     """Five-star base on castors, a gas column and a seat with back and arms that swivels about Z."""
-    p, rng = b.p, b.rng
+    p = b.p
     sw, sd = p["seat_width"], p["seat_depth"]
     sh = p["seat_height"]
-    base_fin = pick_finish(rng, ("plastic", "chrome", "brushed_metal"), ("black", "grey", "chrome", "aluminium"))
-    seat_fin = pick_finish(rng, ("fabric", "plastic"))
-    wheel_fin = pick_finish(rng, ("rubber",))
-    R = float(rng.uniform(0.28, 0.34))
+    base_fin = b.draw("base_finish")
+    seat_fin = b.draw("seat_finish")
+    seat_fin = b.draw("body_finish", when=False, otherwise=seat_fin)  # a given body finish is the seat's
+    wheel_fin = b.draw("wheel_finish")
+    R = b.draw("base_radius")
+    # the star base: one castor at the end of each of its legs
+    n = b.derive("wheels", b.derive("legs", b.given.get("wheels", 5)))
     wr = 0.025
     hub_z = 2 * wr + 0.03
     arms = []
-    for k in range(5):
-        ang = 2 * np.pi * k / 5
+    for k in range(n):
+        ang = 2 * np.pi * k / n
         d = np.array([np.cos(ang), np.sin(ang), 0.0])
         arms.append(cylinder_between([0, 0, hub_z], d * R + [0, 0, hub_z], 0.018, 12))
         fork = box([-0.012, -0.02, 2 * wr + 0.004], [0.012, 0.02, hub_z + 0.01]).transformed(_rz(ang, d * R))
@@ -313,8 +367,8 @@ def _office_chair(b: AssetBuilder) -> None:
     column = cylinder(0.028, column_top - hub_z + 0.02, 24, at=(0, 0, hub_z - 0.02))
     base = union(*arms, column, cylinder(0.05, 0.05, 24, at=(0, 0, hub_z - 0.025)))
     root = b.add("base", base, "base", base_fin)
-    for k in range(5):
-        ang = 2 * np.pi * k / 5
+    for k in range(n):
+        ang = 2 * np.pi * k / n
         d = np.array([np.cos(ang), np.sin(ang), 0.0])
         t = np.array([-np.sin(ang), np.cos(ang), 0.0])
         centre = d * R + [0, 0, wr]
@@ -340,7 +394,7 @@ def _office_chair(b: AssetBuilder) -> None:
                     box([-sd / 2 + 0.08, y - 0.03, z0 + 0.27], [sd / 2 - 0.06, y + 0.03, z0 + 0.3]))
         b.add(f"arm_{side}", arm, "arm", base_fin, swivel, origin=[0, y, z0 + 0.08])
     b.attributes.update({"kind": "office", "materials": {"base": base_fin, "seat": seat_fin},
-                         "wheels": 5, "arms": True, "swivel": True, "seat_height": z0 + 0.08})
+                         "wheels": n, "arms": True, "swivel": True, "seat_height": z0 + 0.08})
 
 
 def _rz(angle: float, at: np.ndarray) -> np.ndarray:
@@ -353,18 +407,19 @@ def _rz(angle: float, at: np.ndarray) -> np.ndarray:
 
 def build_stool(b: AssetBuilder) -> None:
     """A stool: round or square seat on three or four legs with a footrest ring, or a swivel bar stool."""
-    p, rng = b.p, b.rng
+    p = b.p
     sh = p["height"]
     r = p["seat_radius"]
-    seat_fin = pick_finish(rng, ("wood", "plastic", "painted_wood", "fabric"))
-    frame_fin = pick_finish(rng, ("wood", "brushed_metal", "painted_metal", "chrome"))
-    st = float(rng.uniform(0.025, 0.04))
+    seat_fin = b.draw("seat_finish")
+    frame_fin = b.draw("leg_finish")
+    st = b.draw("seat_thickness")
     square = p["seat"] == "square"
     seat: Mesh = (rounded_box([-r, -r, sh - st], [r, r, sh], 0.01, 3) if square
                   else cylinder(r, st, 48, at=(0, 0, sh - st)))
     a = b.attributes
     a.update({"seat": p["seat"], "materials": {"seat": seat_fin, "frame": frame_fin}})
-    if p["swivel"]:
+    # given legs (and no swivel) ask for a stool on legs
+    if p["swivel"] and (b.is_given("swivel") or not b.is_given("legs")):
         g = 0.004
         col_top = sh - st - g
         frame = union(cylinder(min(0.2, r * 1.1), 0.025, 48), cylinder(0.03, col_top - 0.02, 24, at=(0, 0, 0.02)),
@@ -380,7 +435,7 @@ def build_stool(b: AssetBuilder) -> None:
         return
     root = b.add("seat", seat, "seat", seat_fin, physical="upholstery" if seat_fin.kind == "fabric" else None)
     n = p["legs"]
-    lr = float(rng.uniform(0.012, 0.02))
+    lr = b.draw("leg_radius")
     rad = r * 0.72
     pts = [(rad * np.cos(t), rad * np.sin(t)) for t in np.pi / n + 2 * np.pi * np.arange(n) / n]
     legs = [cylinder(lr, sh - st, 16, at=(x, y, 0)) for x, y in pts]
@@ -396,38 +451,143 @@ def build_stool(b: AssetBuilder) -> None:
 
 CATEGORIES: list[Category] = [
     Category("cabinet", "storage cabinet with hinged doors and optional drawers",
-             {"width": frange(0.4, 1.4), "depth": frange(0.3, 0.6), "height": frange(0.5, 1.2),
-              "layout": choice("doors", "drawers_over_doors", "doors_over_drawers")},
+             {"width": frange(0.4, 1.4, "m"), "depth": frange(0.3, 0.6, "m"), "height": frange(0.5, 1.2, "m"),
+              "layout": choice("doors", "drawers_over_doors", "doors_over_drawers", doc="fronts, top row first"),
+              **carcass_style_params(),
+              "doors": irange(1, 4, "doors side by side (default: 1 under 0.55 m wide, 2 under 1.05 m, else 3)",
+                              draw="derived"),
+              "drawers": irange(0, 4, "drawers in one row (default: one per door column unless layout=doors); "
+                                "given drawers turn layout=doors into drawers_over_doors", draw="derived"),
+              "shelves": irange(0, 2, "fixed shelves behind each door (drawn when taller than 0.6 m)",
+                                draw="inline", limits=(0, 5)),
+              "glass_doors": flag(0.2, "glazed door panels"),
+              "hinge": either("left", "right", doc="hinge side of each door (drawn for a single door; a row's "
+                              "outer doors hinge outward)", per_item=True),
+              "top_slab": flag(0.4, "a stone or wood top slab"),
+              "top_finish": finish_param(("stone", "wood"), doc="top slab"),
+              "top_overhang": frange(0.01, 0.03, "top slab overhang, m", draw="inline"),
+              "top_thickness": frange(0.02, 0.04, "top slab thickness, m", draw="inline"),
+              **CARCASS_DOOR_PARAMS},
              (0.3, 0.38, 0.5), (0.75, 1.5, 1.3), build_cabinet, ("cabinet", "cupboard", "storage cabinet",
                                                                  "sideboard")),
     Category("wardrobe", "tall wardrobe with 2-4 doors, a hanging rail, shelves and optional drawers",
-             {"width": frange(0.8, 2.0), "depth": frange(0.5, 0.65), "height": frange(1.7, 2.3),
-              "drawers": choice(False, True)},
+             {"width": frange(0.8, 2.0, "m"), "depth": frange(0.5, 0.65, "m"), "height": frange(1.7, 2.3, "m"),
+              "has_drawers": choice(False, True, doc="a row of drawers at the bottom"),
+              **carcass_style_params(("bar", "knob", "pull", "arch"), ("plinth", "legs")),
+              "long_handles": flag(0.4, "long bar handles"),
+              "doors": irange(2, 4, "doors side by side (default: one per 0.5 m of width)", draw="derived",
+                              limits=(1, 6)),
+              "hinge": either("left", "right", doc="hinge side of each door (drawn for a single door; a row's "
+                              "outer doors hinge outward)", per_item=True),
+              "shelves": irange(2, 4, "fixed shelves behind each door but the first (which holds the hanging "
+                                "rail), one value or a list left to right", draw="inline", per_item=True,
+                                limits=(0, 8)),
+              "drawers": irange(0, 2, "drawers in the bottom row (default: one per door, at most two, when "
+                                "has_drawers)", draw="derived", limits=(0, 4)),
+              **CARCASS_DOOR_PARAMS},
              (0.5, 0.78, 1.7), (0.8, 2.05, 2.35), build_wardrobe, ("wardrobe", "closet", "armoire")),
     Category("nightstand", "bedside table with drawers, an open shelf or a small door",
-             {"width": frange(0.35, 0.6), "depth": frange(0.3, 0.45), "height": frange(0.45, 0.7),
-              "layout": choice("drawers", "drawer_over_shelf", "drawer_over_door")},
+             {"width": frange(0.35, 0.6, "m"), "depth": frange(0.3, 0.45, "m"), "height": frange(0.45, 0.7, "m"),
+              "layout": choice("drawers", "drawer_over_shelf", "drawer_over_door", doc="fronts, top row first"),
+              **carcass_style_params(("knob", "bar", "pull", "tab"), ("legs", "plinth", "none")),
+              "leg_height": frange(0.08, 0.18, doc="leg height, m (base=legs)", draw="inline"),
+              "drawers": irange(2, 3, "stacked drawers (layout=drawers; the other layouts have one above the shelf "
+                                "or door)", draw="inline", limits=(1, 5)),
+              "hinge": either("left", "right", doc="hinge side of each door (drawn for a single door; a row's "
+                              "outer doors hinge outward)", per_item=True),
+              **CARCASS_DOOR_PARAMS},
              (0.3, 0.34, 0.44), (0.55, 0.64, 0.75), build_nightstand, ("nightstand", "bedside table",
                                                                        "night table")),
     Category("dresser", "chest of drawers with 3-6 rows of drawers",
-             {"width": frange(0.6, 1.6), "depth": frange(0.4, 0.55), "height": frange(0.7, 1.3)},
+             {"width": frange(0.6, 1.6, "m"), "depth": frange(0.4, 0.55, "m"), "height": frange(0.7, 1.3, "m"),
+              **carcass_style_params(("knob", "bar", "pull", "arch", "tab")),
+              "split_top_row": flag(0.5, "one more, smaller drawer in the top row (when wider than 0.7 m)"),
+              "rows": irange(3, 6, "rows of drawers (default: one per 0.2 m of height)", draw="derived",
+                             limits=(1, 8)),
+              "drawers": irange(3, 13, "drawers in all (default: one per row, two under 0.9 m wide, plus the "
+                                "split top row's); a given total is spread over the rows, extras at the top",
+                                draw="derived", limits=(1, 24))},
              (0.4, 0.58, 0.68), (0.68, 1.65, 1.35), build_dresser, ("dresser", "chest of drawers", "bureau")),
     Category("bookshelf", "open bookshelf with one to three bays of shelves, optional bottom doors",
-             {"width": frange(0.4, 1.3), "depth": frange(0.25, 0.4), "height": frange(0.8, 2.1),
-              "doors": choice(False, True)},
+             {"width": frange(0.4, 1.3, "m"), "depth": frange(0.25, 0.4, "m"), "height": frange(0.8, 2.1, "m"),
+              "has_doors": choice(False, True, doc="doors across the bottom (when taller than 1 m)"),
+              **carcass_style_params(("knob", "bar", "tab"), ("plinth", "none")),
+              "bays": irange(1, 3, "bays side by side (default: 1 under 0.6 m wide, 2 under 1 m, else 3)",
+                             draw="derived", limits=(1, 5)),
+              "shelves": irange(1, 5, "fixed shelves in each bay (default: one per 0.35 m of height; one fewer "
+                                "above bottom doors)", draw="derived", limits=(0, 10)),
+              "doors": irange(0, 3, "doors across the bottom (default: one per bay when has_doors)",
+                              draw="derived", limits=(0, 6)),
+              "hinge": either("left", "right", doc="hinge side of each door (drawn for a single door; a row's "
+                              "outer doors hinge outward)", per_item=True),
+              **CARCASS_DOOR_PARAMS},
              (0.24, 0.38, 0.78), (0.5, 1.35, 2.15), build_bookshelf, ("bookshelf", "bookcase", "shelving unit")),
     Category("table", "dining, coffee or side table, rectangular or round, on legs or a pedestal",
-             {"kind": choice("dining", "coffee", "side"), "shape": choice("rectangular", "rectangular", "round"),
-              "width": frange(0.8, 2.0), "depth": frange(0.6, 1.0), "height": frange(0.7, 0.78),
-              "drawer": choice(False, True)},
+             {"kind": choice("dining", "coffee", "side", doc="table kind (coffee: 0.58 x height, side: 0.8 x height)"),
+              "shape": choice("rectangular", "rectangular", "round", doc="top shape"),
+              "width": frange(0.8, 2.0, "m (a dining table's; coffee 0.7x, side 0.4x)"),
+              "depth": frange(0.6, 1.0, "m (at most the width; a side table is square)"),
+              "height": frange(0.7, 0.78, "m (a dining table's; coffee 0.58x, side 0.8x)"),
+              "has_drawer": choice(False, True, doc="a drawer under the top (rectangular dining and side tables "
+                                   "deeper than 0.45 m)"),
+              "top_thickness": frange(0.02, 0.045, "m", draw="inline"),
+              "top_finish": finish_param(("wood", "painted_wood", "stone", "glass"), doc="the top (the table's "
+                                         "main finish)"),
+              "round_top_finish": finish_param(("wood", "stone"), doc="the top of a round table (a given top_finish "
+                                               "wins)"),
+              "leg_finish": finish_param(("wood", "brushed_metal", "painted_metal"), doc="legs or pedestal, "
+                                         "apron"),
+              "pedestal": flag(0.5, "a round table on a central pedestal"),
+              "legs": irange(1, 4, "legs (default: 4, 1 = a pedestal); a round top spaces 3-8 around its rim, a "
+                             "rectangular one stands on pairs along its width (odd counts round up)",
+                             draw="derived", limits=(1, 8)),
+              "leg_thickness": frange(0.035, 0.065, "m", draw="inline"),
+              "leg_style": choice("square", "round", "tapered", doc="leg profile", draw="inline"),
+              "leg_inset": frange(0.03, 0.08, "legs' inset from the edge of the top, m", draw="inline"),
+              "drawers": irange(0, 1, "drawers under the top (default: 1 when has_drawer applies; only on a "
+                                "rectangular top deeper than 0.45 m on four legs)", draw="derived"),
+              "apron_height": frange(0.08, 0.12, "m (with a drawer)", draw="inline"),
+              "handle_finish": finish_param(("brushed_metal", "chrome"), doc="drawer knob")},
              (0.3, 0.3, 0.38), (2.0, 2.0, 0.8), build_table, ("table",)),
     Category("chair", "dining chair (solid, slatted or frame back, optional arms and cushion) or office chair",
-             {"kind": choice("dining", "dining", "office"), "seat_width": frange(0.4, 0.5),
-              "seat_depth": frange(0.4, 0.5), "seat_height": frange(0.42, 0.48), "back_height": frange(0.35, 0.5),
-              "back": choice("solid", "slats", "frame"), "arms": choice(False, True), "cushion": choice(False, True)},
+             {"kind": choice("dining", "dining", "office", doc="dining chair on legs or office chair on castors"),
+              "seat_width": frange(0.4, 0.5, "m"),
+              "seat_depth": frange(0.4, 0.5, "m"), "seat_height": frange(0.42, 0.48, "m"),
+              "back_height": frange(0.35, 0.5, "m"),
+              "back": choice("solid", "slats", "frame", doc="dining chair back"),
+              "arms": choice(False, True, doc="armrests (dining; an office chair always has them)"),
+              "cushion": choice(False, True, doc="seat cushion (dining)"),
+              "seat_thickness": frange(0.025, 0.045, "m (dining)", draw="inline"),
+              "body_finish": finish_param(("wood", "painted_wood", "painted_metal", "plastic"),
+                                          doc="a dining chair's seat, legs, back and arms (an office chair's seat "
+                                          "and back when given)"),
+              "leg_thickness": frange(0.03, 0.045, "m (dining)", draw="inline"),
+              "leg_style": choice("square", "round", "tapered", doc="leg profile (dining)", draw="inline"),
+              "legs": irange(4, 5, "legs: a dining chair's 3-4 (default 4), an office chair's star base 3-8 "
+                             "(default 5, one castor each)", draw="derived", limits=(3, 8)),
+              "back_thickness": frange(0.02, 0.035, "m (dining)", draw="inline"),
+              "slats": irange(3, 5, "back slats (back=slats)", draw="inline", limits=(1, 8)),
+              "cushion_finish": finish_param("fabric", doc="seat cushion"),
+              "base_finish": finish_param(("plastic", "chrome", "brushed_metal"),
+                                          ("black", "grey", "chrome", "aluminium"), doc="office chair base, arms"),
+              "seat_finish": finish_param(("fabric", "plastic"), doc="office chair seat and back"),
+              "wheel_finish": finish_param("rubber", doc="office chair castors"),
+              "base_radius": frange(0.28, 0.34, "office chair star base radius, m", draw="inline"),
+              "wheels": irange(5, 5, "office chair castors, one per leg of its star base (default: legs)",
+                               draw="derived", limits=(3, 8))},
              (0.38, 0.38, 0.75), (0.78, 0.78, 1.1), build_chair, ("chair",)),
     Category("stool", "round or square stool on legs with a footrest, or a swivel bar stool",
-             {"height": frange(0.4, 0.8), "seat_radius": frange(0.15, 0.22), "seat": choice("round", "square"),
-              "legs": irange(3, 4), "swivel": choice(False, True)},
+             {"height": frange(0.4, 0.8, "m"), "seat_radius": frange(0.15, 0.22, "m (half the side of a square "
+                                                                      "seat)"),
+              "seat": choice("round", "square", doc="seat shape"),
+              "legs": irange(3, 4, "legs (not on a swivel stool: given legs without swivel ask for legs)",
+                             limits=(3, 8)),
+              "swivel": choice(False, True, doc="a swivel seat on a pedestal"),
+              "seat_finish": finish_param(("wood", "plastic", "painted_wood", "fabric"), doc="the seat (the "
+                                          "stool's main finish)"),
+              "leg_finish": finish_param(("wood", "brushed_metal", "painted_metal", "chrome"), doc="legs and "
+                                         "footrest, or the pedestal"),
+              "seat_thickness": frange(0.025, 0.04, "m", draw="inline"),
+              "leg_radius": frange(0.012, 0.02, "m", draw="inline")},
              (0.2, 0.2, 0.38), (0.45, 0.45, 0.82), build_stool, ("stool",)),
 ]

@@ -136,6 +136,37 @@ def finish(kind: str, colour: str) -> Finish:
     return Finish(kind, colour, PALETTES[kind][colour])
 
 
+#: Colour words a finish may be given in, beyond its kind's palette (``any_finish``): the palettes' own names
+#: and plain colour words, sRGB.
+COLOURS: dict[str, tuple[float, float, float]] = {
+    **{name: rgb for pal in reversed(list(PALETTES.values())) for name, rgb in pal.items()},
+    "red": (0.72, 0.12, 0.1), "dark red": (0.45, 0.07, 0.07), "orange": (0.9, 0.45, 0.12),
+    "yellow": (0.9, 0.75, 0.15), "green": (0.24, 0.48, 0.3), "dark green": (0.12, 0.3, 0.17),
+    "light green": (0.55, 0.75, 0.45), "blue": (0.16, 0.3, 0.62), "light blue": (0.55, 0.7, 0.88),
+    "dark blue": (0.1, 0.15, 0.35), "navy": (0.14, 0.18, 0.32), "turquoise": (0.2, 0.7, 0.68),
+    "purple": (0.45, 0.25, 0.6), "lilac": (0.72, 0.62, 0.82), "pink": (0.93, 0.55, 0.68),
+    "brown": (0.42, 0.27, 0.15), "tan": (0.76, 0.62, 0.45), "beige": (0.84, 0.78, 0.66),
+    "cream": (0.93, 0.89, 0.78), "ivory": (0.95, 0.93, 0.85), "white": (0.93, 0.93, 0.92),
+    "grey": (0.55, 0.56, 0.57), "light grey": (0.75, 0.76, 0.77), "dark grey": (0.25, 0.26, 0.27),
+    "black": (0.07, 0.07, 0.08), "silver": (0.75, 0.76, 0.78), "gold": (0.9, 0.75, 0.4),
+}
+
+
+def any_finish(kind: str, colour: str) -> Finish:
+    """A finish of a known ``kind`` in ``colour``: its palette's colour of that name, else a ``COLOURS`` word.
+
+    Raises ``KeyError`` with a message naming what is known.
+    """
+    if kind not in PALETTES:
+        raise KeyError(f"unknown finish kind {kind!r}; known: {', '.join(KINDS)}")
+    if colour in PALETTES[kind]:
+        return Finish(kind, colour, PALETTES[kind][colour])
+    if colour in COLOURS:
+        return Finish(kind, colour, COLOURS[colour])
+    raise KeyError(f"unknown colour {colour!r} for {kind}; known: {', '.join(PALETTES[kind])} "
+                   f"or a colour word ({', '.join(sorted(COLOURS))})")
+
+
 def pick_finish(rng: np.random.Generator, kinds: tuple[str, ...] | list[str] | str,
                 colours: tuple[str, ...] | None = None) -> Finish:
     """Draw a kind (one of ``kinds``) and a colour from its palette (restricted to ``colours`` if given)."""

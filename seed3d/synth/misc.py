@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from seed3d.synth.collision import annulus_sectors, rectilinear_boxes, reduced_hull, subtract_prism
-from seed3d.synth.core import AssetBuilder, Category, choice, frange
+from seed3d.synth.core import AssetBuilder, Category, choice, finish_param, flag, frange
 from seed3d.synth.fixtures import button_pocket
-from seed3d.synth.materials import finish, physical_material, pick_finish
+from seed3d.synth.materials import finish, physical_material
 from seed3d.synth.primitives import (
     box,
     cylinder,
@@ -35,14 +35,13 @@ def build_lamp(b: AssetBuilder) -> None:
     if b.p["kind"] == "desk":
         _desk_lamp(b)
         return
-    p, rng = b.p, b.rng
-    H = p["height"]
-    base_fin = pick_finish(rng, ("ceramic", "brushed_metal", "wood", "stone", "glass"))
-    shade_fin = pick_finish(rng, ("fabric", "fabric", "plastic", "painted_metal"))
-    rb = float(rng.uniform(0.06, 0.11))
-    hb = float(rng.uniform(0.03, 0.06))
+    H = b.p["height"]
+    base_fin = b.draw("body_finish")
+    shade_fin = b.draw("shade_finish")
+    rb = b.draw("base_radius")
+    hb = b.draw("base_height")
     base = lathe([(0, 0), (rb, 0), (rb, hb * 0.6), (rb * 0.7, hb), (0, hb)], 48)
-    sh = H * float(rng.uniform(0.32, 0.42))
+    sh = H * b.draw("shade_fraction")
     r_bulb = 0.025
     hub_z = H - 0.012
     stem_top = hub_z - 0.006 - 2 * r_bulb - 0.03
@@ -56,13 +55,13 @@ def build_lamp(b: AssetBuilder) -> None:
     pieces = subtract_prism([reduced_hull(base)], coarse, (0, 0, 1)) + [reduced_hull(stem), reduced_hull(holder)]
     root = b.add("body", body, "base", base_fin, collision=pieces)
     btn = cylinder(0.008, 0.014, 24, at=(sx, 0, hb - 0.008))
-    b.add("switch", btn, "button", pick_finish(rng, "plastic", ("black", "white", "grey")), root, "button",
+    b.add("switch", btn, "button", b.draw("switch_finish"), root, "button",
           origin=[sx, 0, hb], axis=[0, 0, -1], upper=0.003)
     bz = stem_top + 0.03 + r_bulb * 0.95
     b.add("bulb", sphere(r_bulb, (0, 0, bz), 24), "bulb", finish("glass", "frosted"), root,
           origin=[0, 0, stem_top + 0.03])
-    r_top = float(rng.uniform(0.07, 0.12))
-    r_bot = r_top * float(rng.uniform(1.2, 1.7))
+    r_top = b.draw("shade_top_radius")
+    r_bot = r_top * b.draw("shade_flare")
     z0 = H - sh
     shade = _shade(r_bot, r_top, sh, 0.003, z0, cap=False)
     # a spider: three thin spokes from the shade's top ring to a washer above the bulb
@@ -84,12 +83,14 @@ def _x_to_z(x: float, y: float, z: float) -> np.ndarray:
 
 
 def _desk_lamp(b: AssetBuilder) -> None:
-    p, rng = b.p, b.rng
-    fin = pick_finish(rng, ("painted_metal", "brushed_metal", "plastic"))
-    rb = float(rng.uniform(0.075, 0.1))
+    """An articulated desk lamp: weighted base and post, two arms and a head on friction hinges."""
+    p = b.p
+    # a given body_finish / shade_finish (the table lamp's, what "a red lamp" sets) replaces the desk lamp's own
+    fin = b.draw("body_finish", when=False, otherwise=b.draw("desk_finish"))
+    rb = b.draw("desk_base_radius")
     base = cylinder(rb, 0.025, 48)
     post_r, arm_r, g = 0.008, 0.008, 0.004
-    p1z = 0.025 + float(rng.uniform(0.04, 0.07))
+    p1z = 0.025 + b.draw("post_height")
     post = cylinder(post_r, p1z + 0.012 - 0.02, 24, at=(0, 0, 0.02))
     knuckle = cylinder(post_r, 2 * post_r, 24, (0, 1, 0), (0, -post_r, p1z))
     root = b.add("base", union(base, post, knuckle), "base", fin, physical="steel")  # a weighted base
@@ -111,11 +112,11 @@ def _desk_lamp(b: AssetBuilder) -> None:
     b.add("upper_arm", upper, "arm", fin, "lower_arm", "stiff", origin=P2u, axis=[0, 1, 0], lower=-0.5, upper=0.4,
           physical=light)
     neck = 0.055
-    shade = _shade(float(rng.uniform(0.065, 0.085)), 0.03, 0.1, 0.0025, tip[2] - neck - 0.1, cap=True)
+    shade = _shade(b.draw("head_radius"), 0.03, 0.1, 0.0025, tip[2] - neck - 0.1, cap=True)
     shade = shade.translated([tip[0], tip[1], 0.0])
     head = union(sphere(r_k, tip, 16), cylinder(0.007, neck - r_k * 0.5, 12, (0, 0, -1), tip - [0, 0, r_k * 0.5]),
                  shade)
-    hfin = pick_finish(rng, ("painted_metal", "plastic"))
+    hfin = b.draw("shade_finish", when=False, otherwise=b.draw("head_finish"))
     b.add("head", head, "shade", hfin, "upper_arm", "stiff", origin=tip, axis=[0, 1, 0], lower=-0.55, upper=0.55,
           physical="aluminium" if hfin.kind != "plastic" else "plastic")
     r_bulb = 0.022
@@ -140,13 +141,12 @@ def _desk_lamp(b: AssetBuilder) -> None:
 
 def build_laptop(b: AssetBuilder) -> None:
     """A closed laptop: a base with a keyboard and touchpad, and a screen lid hinged at the back."""
-    p, rng = b.p, b.rng
-    W, D = p["width"], p["width"] * float(rng.uniform(0.64, 0.72))
-    tb = float(rng.uniform(0.011, 0.018))
-    tl = float(rng.uniform(0.005, 0.008))
+    W = b.p["width"]
+    D = b.derive("depth", W * b.draw("depth_ratio"))
+    tb = b.draw("base_thickness")
+    tl = b.draw("lid_thickness")
     g = 0.002
-    fin = pick_finish(rng, ("brushed_metal", "plastic", "painted_metal"), ("aluminium", "black", "grey",
-                                                                           "silver grey", "white", "anthracite"))
+    fin = b.draw("body_finish")
     base = rounded_box([-D / 2, -W / 2, 0], [D / 2, W / 2, tb], 0.004, 2)
     kx0, kx1 = -D / 2 + 0.02, -D / 2 + 0.02 + 0.42 * D
     ky = 0.44 * W
@@ -156,13 +156,13 @@ def build_laptop(b: AssetBuilder) -> None:
     root = b.add("base", base, "base", fin, physical="electronics")
     c = 0.001
     keys = box([kx0 + c, -ky + c, tb - 0.0015 + 0.0003], [kx1 - c, ky - c, tb - 0.0003])
-    b.add("keyboard", keys, "keyboard", pick_finish(rng, "plastic", ("black", "grey", "white")), root,
+    b.add("keyboard", keys, "keyboard", b.draw("keyboard_finish"), root,
           origin=[(kx0 + kx1) / 2, 0, tb - 0.0015])
     lid = rounded_box([-D / 2, -W / 2, tb + g], [D / 2, W / 2, tb + g + tl], 0.003, 2)
     rim = 0.01
     well = box([-D / 2 + rim, -W / 2 + rim, tb + g - 0.01], [D / 2 - rim, W / 2 - rim, tb + g + 0.001])
     lid = difference(lid, well)
-    up = np.deg2rad(float(rng.uniform(120, 140)))
+    up = np.deg2rad(b.draw("screen_angle"))
     b.add("screen", lid, "screen", fin, root, "hinge", origin=[-D / 2, 0, tb + g], axis=[0, -1, 0], lower=0.0,
           upper=up, physical="electronics")
     panel = box([-D / 2 + rim + 0.0008, -W / 2 + rim + 0.0008, tb + g + 0.0003], [D / 2 - rim - 0.0008,
@@ -176,11 +176,10 @@ def build_laptop(b: AssetBuilder) -> None:
 def build_faucet(b: AssetBuilder) -> None:
     """A deck-mounted faucet: a single lever on top (lifts) or two side handles (turn), and a spout that
     swivels about the column or is fixed."""
-    p, rng = b.p, b.rng
-    fin = pick_finish(rng, ("chrome", "brushed_metal", "painted_metal"),
-                      ("chrome", "polished nickel", "stainless steel", "brass", "black", "polished brass", "gold"))
+    p = b.p
+    fin = b.draw("body_finish")
     H = p["height"]
-    rc = float(rng.uniform(0.02, 0.028))
+    rc = b.draw("column_radius")
     plate = lathe([(0, 0), (rc * 2.2, 0), (rc * 2.0, 0.01), (0, 0.01)], 32)
     column = cylinder(rc, H * 0.72, 32, at=(0, 0, 0.009))
     top = 0.009 + H * 0.72
@@ -202,7 +201,7 @@ def build_faucet(b: AssetBuilder) -> None:
     r_in = rc + g if swivel else rc
     r_out = r_in + 0.008
     collar = lathe([(r_in, zc), (r_out, zc), (r_out, zc + ch), (r_in, zc + ch)], 32)
-    reach = float(rng.uniform(0.12, 0.2))
+    reach = b.draw("spout_reach")
     za = zc + ch / 2
     arm = cylinder_between([r_in + 0.004, 0, za], [reach, 0, za], 0.011, 20)
     nozzle = cylinder(0.011, 0.04, 20, (0, 0, -1), (reach, 0, za + 0.011))
@@ -211,7 +210,7 @@ def build_faucet(b: AssetBuilder) -> None:
     spout_pieces = [*annulus_sectors(r_in, r_out, zc, zc + ch, 32, 16), reduced_hull(arm), reduced_hull(nozzle),
                     reduced_hull(elbow)]
     if swivel:
-        lim = float(np.deg2rad(rng.uniform(50, 70)))
+        lim = float(np.deg2rad(b.draw("spout_swing")))
         b.add("spout", spout, "spout", fin, root, "hinge", origin=[0, 0, zc], axis=[0, 0, 1], lower=-lim, upper=lim,
               collision=spout_pieces)
     else:
@@ -224,7 +223,7 @@ def build_faucet(b: AssetBuilder) -> None:
         r_h = 0.011
         pz = top + g + r_h
         hub = cylinder(r_h, 0.03, 20, (0, 1, 0), (0, -0.015, pz))
-        lever = union(hub, box([0, -0.006, pz - 0.005], [float(rng.uniform(0.08, 0.12)), 0.006, pz + 0.005]))
+        lever = union(hub, box([0, -0.006, pz - 0.005], [b.draw("lever_length"), 0.006, pz + 0.005]))
         b.add("lever", lever, "lever", fin, root, "lever", origin=[0, 0, pz], axis=[0, -1, 0], upper=0.55)
         a["extras"] = ["a single lever on top that lifts to open"] + (["a spout that swivels"] if swivel else [])
     else:
@@ -240,15 +239,15 @@ def build_faucet(b: AssetBuilder) -> None:
 def build_door(b: AssetBuilder) -> None:
     """An interior door in its frame: a leaf hinged on one side opening outward, lever or knob handles on
     both faces that turn to unlatch."""
-    p, rng = b.p, b.rng
+    p = b.p
     W, Hd = p["width"], p["height"]
-    fw = float(rng.uniform(0.05, 0.09))
-    fd = float(rng.uniform(0.1, 0.15))
-    tl = float(rng.uniform(0.035, 0.045))
+    fw = b.draw("frame_width")
+    fd = b.draw("frame_depth")
+    tl = b.draw("leaf_thickness")
     g, gb = 0.003, 0.008
-    frame_fin = pick_finish(rng, ("wood", "painted_wood"))
-    leaf_fin = frame_fin if rng.random() < 0.6 else pick_finish(rng, ("wood", "painted_wood"))
-    hfin = pick_finish(rng, ("brushed_metal", "chrome"))
+    frame_fin = b.draw("frame_finish")
+    leaf_fin = b.draw("body_finish", when=not b.draw("door_matches_frame"), otherwise=frame_fin)
+    hfin = b.draw("handle_finish")
     frame = difference(box([-fd / 2, -W / 2 - fw, 0], [fd / 2, W / 2 + fw, Hd + fw]),
                        box([-fd / 2 - 0.01, -W / 2, -0.01], [fd / 2 + 0.01, W / 2, Hd]))
     root = b.add("frame", frame, "frame", frame_fin)
@@ -269,10 +268,10 @@ def build_door(b: AssetBuilder) -> None:
     pieces = rectilinear_boxes(leaf) + [reduced_hull(r) for r in rose]
     leaf = union(leaf, *rose)
     left = hinge == "left"
-    up = float(np.deg2rad(rng.uniform(95, 115)))
+    up = float(np.deg2rad(b.draw("swing")))
     b.add("door", leaf, "door", leaf_fin, root, "hinge", origin=[xf, y0 if left else y1, gb],
           axis=[0, 0, -1] if left else [0, 0, 1], upper=up, collision=pieces)
-    style = p["handle"]
+    style = p["handle_style"]
     toward = -1.0 if left else 1.0  # levers point towards the hinge
     for side, s in (("front", 1), ("back", -1)):
         face = xf + 0.008 + g if s > 0 else xf - tl - 0.008 - g
@@ -302,18 +301,68 @@ def _x_axis(c: np.ndarray, s: float) -> np.ndarray:
     return m
 
 
+WOODS = ("wood", "painted_wood")
+
 CATEGORIES: list[Category] = [
     Category("lamp", "table lamp (base, stem, bulb, shade, push switch) or articulated desk lamp",
-             {"kind": choice("table", "desk"), "height": frange(0.35, 0.7)},
+             {"kind": choice("table", "desk", doc="table lamp or articulated desk lamp"),
+              "height": frange(0.35, 0.7, "m"),
+              "body_finish": finish_param(("ceramic", "brushed_metal", "wood", "stone", "glass"),
+                                          doc="table lamp's base; given, also a desk lamp's base and arms"),
+              "shade_finish": finish_param(("fabric", "fabric", "plastic", "painted_metal"),
+                                           doc="table lamp's shade; given, also a desk lamp's head"),
+              "base_radius": frange(0.06, 0.11, "table lamp base radius, m", draw="inline"),
+              "base_height": frange(0.03, 0.06, "table lamp base height, m", draw="inline"),
+              "shade_fraction": frange(0.32, 0.42, "table lamp shade height, fraction of the lamp's height",
+                                       draw="inline"),
+              "switch_finish": finish_param("plastic", ("black", "white", "grey"), doc="push switch (table lamp)"),
+              "shade_top_radius": frange(0.07, 0.12, "table lamp shade's top radius, m", draw="inline"),
+              "shade_flare": frange(1.2, 1.7, "table lamp shade's bottom radius over its top radius", draw="inline"),
+              "desk_finish": finish_param(("painted_metal", "brushed_metal", "plastic"),
+                                          doc="desk lamp's base, arms and counterweight (a given body_finish "
+                                              "replaces it)"),
+              "desk_base_radius": frange(0.075, 0.1, "desk lamp base radius, m", draw="inline"),
+              "post_height": frange(0.04, 0.07, "desk lamp post height above the base, m", draw="inline"),
+              "head_radius": frange(0.065, 0.085, "desk lamp head's mouth radius, m", draw="inline"),
+              "head_finish": finish_param(("painted_metal", "plastic"),
+                                          doc="desk lamp's head (a given shade_finish replaces it)")},
              (0.1, 0.12, 0.25), (0.95, 0.5, 0.85), build_lamp, ("lamp", "table lamp", "light")),
     Category("laptop", "closed laptop: base with keyboard and touchpad, screen lid hinged at the back",
-             {"width": frange(0.28, 0.4)},
+             {"width": frange(0.28, 0.4, "m"),
+              "depth_ratio": frange(0.64, 0.72, "depth as a fraction of the width", draw="inline"),
+              "depth": frange(0.17, 0.3, "m (default: width x depth_ratio)", draw="derived"),
+              "base_thickness": frange(0.011, 0.018, "m", draw="inline"),
+              "lid_thickness": frange(0.005, 0.008, "screen lid thickness, m", draw="inline"),
+              "body_finish": finish_param(("brushed_metal", "plastic", "painted_metal"),
+                                          ("aluminium", "black", "grey", "silver grey", "white", "anthracite"),
+                                          doc="case and screen lid"),
+              "keyboard_finish": finish_param("plastic", ("black", "grey", "white"), doc="keys"),
+              "screen_angle": frange(120, 140, "how far the screen opens, degrees", draw="inline")},
              (0.17, 0.28, 0.015), (0.3, 0.41, 0.03), build_laptop, ("laptop", "notebook computer", "laptop computer")),
     Category("faucet", "deck-mounted faucet: single lift lever or two cross handles, fixed or swivel spout",
-             {"height": frange(0.15, 0.3), "handles": choice("one", "two"), "spout": choice("fixed", "swivel")},
+             {"height": frange(0.15, 0.3, "m"),
+              "handles": choice("one", "two", doc="a single lift lever on top or two cross handles (hot, cold)"),
+              "spout": choice("fixed", "swivel", doc="spout fixed or swivelling about the column"),
+              "body_finish": finish_param(("chrome", "brushed_metal", "painted_metal"),
+                                          ("chrome", "polished nickel", "stainless steel", "brass", "black",
+                                           "polished brass", "gold"), doc="the whole faucet"),
+              "column_radius": frange(0.02, 0.028, "m", draw="inline"),
+              "spout_reach": frange(0.12, 0.2, "spout reach from the column's axis, m", draw="inline"),
+              "spout_swing": frange(50, 70, "how far a swivel spout turns each way, degrees", draw="inline"),
+              "lever_length": frange(0.08, 0.12, "single lever's length, m", draw="inline")},
              (0.16, 0.085, 0.12), (0.3, 0.28, 0.35), build_faucet, ("faucet", "tap", "mixer tap")),
     Category("door", "interior door in its frame: side-hinged leaf opening outward, lever or knob handles",
-             {"width": frange(0.7, 0.95), "height": frange(1.95, 2.1), "hinge": choice("left", "right"),
-              "handle": choice("lever", "knob"), "panels": choice(False, True)},
+             {"width": frange(0.7, 0.95, "opening width, m"), "height": frange(1.95, 2.1, "opening height, m"),
+              "hinge": choice("left", "right", doc="side the leaf is hinged on"),
+              "handle_style": choice("lever", "knob", doc="handle shape (one on each face)"),
+              "panels": choice(False, True, doc="raised panels on the leaf"),
+              "frame_width": frange(0.05, 0.09, "frame width round the opening, m", draw="inline"),
+              "frame_depth": frange(0.1, 0.15, "frame depth, m", draw="inline"),
+              "leaf_thickness": frange(0.035, 0.045, "door leaf thickness, m", draw="inline"),
+              "frame_finish": finish_param(WOODS, doc="frame"),
+              "door_matches_frame": flag(0.6, "the leaf in the frame's finish"),
+              "body_finish": finish_param(WOODS, doc="door leaf (when not the frame's)"),
+              "handle_finish": finish_param(("brushed_metal", "chrome"), doc="handles"),
+              "swing": frange(95, 115, "how far the door opens, degrees", draw="inline")},
              (0.1, 0.78, 2.0), (0.3, 1.15, 2.2), build_door, ("door", "interior door", "door and frame")),
 ]
