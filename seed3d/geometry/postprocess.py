@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from seed3d.asset import Mesh
+from seed3d.catalog.measure import DIMENSIONS, SIZE_MODIFIERS, parse_size_text
 from seed3d.errors import DependencyError, InvalidInputError, Seed3DError
 from seed3d.typed import FloatArray
 
@@ -29,55 +30,8 @@ log = logging.getLogger(__name__)
 #: Longest side (meters) used when neither the text nor a known category gives a size (middle of DEFAULT_RANGE_M).
 DEFAULT_LONGEST_M = 0.5
 
-#: Where size words put an object within its category's size range [lo, hi]: ``lo · (hi / lo) ** t`` (t = 0.5
-#: without one; below 0 or above 1 leaves the range). Ignored when the text states a measurement.
-SIZE_MODIFIERS: dict[str, float] = {
-    "tiny": -0.3, "miniature": -0.2, "mini": -0.2, "small": 0.15, "little": 0.15, "compact": 0.25,
-    "large": 0.85, "big": 0.85, "oversized": 1.1, "huge": 1.2, "giant": 1.3, "enormous": 1.3,
-}
-
 #: Longest-side range (meters) standing in for a category's when neither text nor category gives a size.
 DEFAULT_RANGE_M = (0.25, 1.0)
-
-#: Meters per unit.
-UNITS: dict[str, float] = {
-    "mm": 1e-3, "millimeter": 1e-3, "millimetre": 1e-3, "cm": 1e-2, "centimeter": 1e-2, "centimetre": 1e-2,
-    "m": 1.0, "meter": 1.0, "metre": 1.0, "in": 0.0254, "inch": 0.0254, '"': 0.0254, "ft": 0.3048,
-    "foot": 0.3048, "feet": 0.3048, "'": 0.3048, "yd": 0.9144, "yard": 0.9144,
-}
-
-#: Dimension names a ``RealWorldSize`` may hold: bounding-box sides of the asset frame (x depth, y width,
-#: z height), the longer horizontal side (``length``, also diameters) and the longest side.
-DIMENSIONS = ("height", "width", "depth", "length", "longest")
-
-_DIM_WORDS: dict[str, str] = {
-    "tall": "height", "high": "height", "height": "height", "wide": "width", "width": "width", "across": "width",
-    "deep": "depth", "depth": "depth", "long": "length", "length": "length", "diameter": "length",
-}
-_NUMBER_WORDS: dict[str, float] = {
-    "half a": 0.5, "half an": 0.5, "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
-    "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-}
-_LONG_UNITS = r"(?:millimet(?:er|re)s?|centimet(?:er|re)s?|met(?:er|re)s?|inch(?:es)?|foot|feet|yards?)"
-# "in" is a unit only where it cannot be the preposition: "30 in tall", "30 in.", "30 in x 20 in", "30 in,"
-_UNIT = (r"(?:mm|cm|m|in(?:\.|(?=\s*(?:[,;:)]|$|(?:tall|high|wide|deep|long|by|and|x)\b|×)))|ft|yd|\"|''|'|"
-         + _LONG_UNITS + r")")
-_NUM = r"(\d+(?:\.\d+)?|\.\d+)"
-_MEASURE = re.compile(
-    r"(?<![\w.])(?:" + _NUM + r"\s*-?\s*(" + _UNIT + r")"
-    r"|(" + "|".join(sorted(map(re.escape, _NUMBER_WORDS), key=len, reverse=True)) + r")\s+-?(" + _LONG_UNITS
-    + r"))(?![\w])", re.IGNORECASE)
-_FEET_INCHES = re.compile(r"(?<![\w.])(\d+)\s*(?:'|ft|feet|foot)\s*(\d+(?:\.\d+)?)\s*(?:\"|''|in(?:ch(?:es)?)?)(?!\w)",
-                          re.IGNORECASE)
-_TRIPLE = re.compile(r"(?<![\w.])" + _NUM + r"\s*(?:" + _UNIT + r")?\s*[x×*]\s*" + _NUM + r"\s*(?:" + _UNIT
-                     + r")?\s*[x×*]\s*" + _NUM + r"\s*(" + _UNIT + r")(?!\w)(\s*\(([^)]*)\))?", re.IGNORECASE)
-_BY = re.compile(r"(?<![\w.])" + _NUM + r"\s*(?:" + _UNIT + r")?\s+by\s+" + _NUM + r"\s*(" + _UNIT + r")(?!\w)",
-                 re.IGNORECASE)
-_AFTER = re.compile(r"^\s*(?:(?:in|of)\s+)?(tall|high|height|wide|width|across|deep|depth|long|length|diameter)\b",
-                    re.IGNORECASE)
-_BEFORE = re.compile(r"\b(height|width|depth|length|diameter)\s*(?:of|is|:|=|about|around|approximately|roughly|\s)*$",
-                     re.IGNORECASE)
-
 
 class RepairError(Seed3DError):
     """A mesh could not be made into a closed, consistently wound shell."""
@@ -466,82 +420,6 @@ def _category_from_text(text: str) -> str | None:
             if found and (best is None or len(noun) > best[0]):
                 best = (len(noun), name)
     return None if best is None else best[1]
-
-
-def _unit_m(unit: str) -> float:
-    """Meters per ``unit`` as written ("cm", "Inches", "metres", "''")."""
-    u = unit.lower().strip().rstrip(".")
-    u = '"' if u == "''" else u
-    for cand in (u, u[:-2] if u.endswith("es") else u, u[:-1] if u.endswith("s") else u):
-        if cand in UNITS:
-            return UNITS[cand]
-    raise InvalidInputError(f"unknown length unit {unit!r}")
-
-
-def parse_size_text(text: str) -> dict[str, float]:
-    """Measurements stated in ``text`` as a ``RealWorldSize.dims`` dict (meters); empty when none are stated.
-
-    Reads "50 cm tall", "1.2 m wide", "height of 80 cm", "30-inch", "2 ft long", "5'6\\"", "a foot high",
-    "60 × 40 × 80 cm (width × depth × height)" (W × D × H without a legend) and "60 by 40 cm" (width by
-    depth). A measurement with no dimension word is the longest side. Values outside 1 mm … 100 m are ignored.
-    """
-    dims: dict[str, float] = {}
-    taken = np.zeros(len(text), bool)
-
-    def claim(m: re.Match[str]) -> bool:
-        if taken[m.start():m.end()].any():
-            return False
-        taken[m.start():m.end()] = True
-        return True
-
-    def put(dim: str, meters: float, phrase: str) -> None:
-        if not 1e-3 <= meters <= 100.0:
-            log.warning("real_world_size: ignoring %r (%.4g m is not a plausible object size)", phrase, meters)
-            return
-        dims.setdefault(dim, meters)
-
-    for m in _TRIPLE.finditer(text):
-        if not claim(m):
-            continue
-        scale = _unit_m(m.group(4))
-        values = [float(m.group(i)) * scale for i in (1, 2, 3)]
-        order = ["width", "depth", "height"]
-        legend = (m.group(6) or "").lower()
-        words = re.findall(r"width|depth|height|length|w\b|d\b|h\b|l\b", legend)
-        if len(words) == 3:
-            full = {"w": "width", "d": "depth", "h": "height", "l": "length"}
-            order = [full.get(w, w) for w in words]
-        for dim, val in zip(order, values, strict=True):
-            put(dim, val, m.group(0))
-    for m in _BY.finditer(text):
-        if claim(m):
-            scale = _unit_m(m.group(3))
-            put("width", float(m.group(1)) * scale, m.group(0))
-            put("depth", float(m.group(2)) * scale, m.group(0))
-    for m in _FEET_INCHES.finditer(text):
-        if claim(m):
-            meters = int(m.group(1)) * 0.3048 + float(m.group(2)) * 0.0254
-            put(_dimension_near(text, m) or "longest", meters, m.group(0))
-    for m in _MEASURE.finditer(text):
-        if not claim(m):
-            continue
-        if m.group(1) is not None:
-            value, unit = float(m.group(1)), m.group(2)
-        else:
-            value, unit = _NUMBER_WORDS[re.sub(r"\s+", " ", m.group(3).lower())], m.group(4)
-        put(_dimension_near(text, m) or "longest", value * _unit_m(unit), m.group(0))
-    return dims
-
-
-def _dimension_near(text: str, m: re.Match[str]) -> str | None:
-    """The dimension word right after a measurement ("50 cm tall") or right before it ("height of 50 cm")."""
-    after = _AFTER.match(text[m.end():m.end() + 24])
-    if after:
-        return _DIM_WORDS[after.group(1).lower()]
-    before = _BEFORE.search(text[max(0, m.start() - 32):m.start()])
-    if before:
-        return _DIM_WORDS[before.group(1).lower()]
-    return None
 
 
 def real_world_size(text: str | None = None, category: str | None = None) -> RealWorldSize:

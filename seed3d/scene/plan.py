@@ -40,7 +40,7 @@ Objects come in groups (``count``); ``LayoutPlan.instances()`` expands them into
 instances; a group target resolves to instance ``i mod count``.
 
 Planners: ``RulePlanner`` (the default: deterministic, offline; a parser for counts, attributes and relations,
-with nouns mapped by ``seed3d.scene.nouns``) and ``LLMPlanner`` (any OpenAI-compatible chat-completions endpoint
+with nouns mapped by ``seed3d.program.nouns``) and ``LLMPlanner`` (any OpenAI-compatible chat-completions endpoint
 asked to answer with this schema through ``response_format: json_schema``); both end in ``complete_plan``,
 which applies the room defaults (size, objects that stand against walls, supports for table-top objects).
 """
@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from seed3d.errors import InvalidInputError
-from seed3d.scene.nouns import NounMapper, alias_size, default_mapper, singular, wall_alias
+from seed3d.program.nouns import NounMapper, alias_size, default_mapper, singular, wall_alias
 
 logger = logging.getLogger(__name__)
 

@@ -92,7 +92,7 @@ def test_concurrent_use_is_safe(encoder: TextEncoder) -> None:
 
 
 def test_nouns_embed_with_this_encoder(encoder: TextEncoder) -> None:
-    from seed3d.scene import nouns
+    from seed3d.program import nouns
 
     words = ["wastebasket", "cooktop"]
     got = nouns.encode(words)

@@ -7,6 +7,7 @@ import pytest
 import trimesh
 
 from seed3d.asset import Mesh
+from seed3d.catalog.measure import parse_size_text
 from seed3d.errors import InvalidInputError
 from seed3d.geometry import postprocess as pp
 from seed3d.geometry.extract import extract_surface
@@ -17,7 +18,6 @@ from seed3d.geometry.postprocess import (
     asset_frame_matrix,
     category_size,
     clean_shell,
-    parse_size_text,
     real_world_size,
     to_asset_frame,
 )

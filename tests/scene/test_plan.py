@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from seed3d.scene import nouns
+from seed3d.program import nouns
 from seed3d.scene.plan import (
     PLAN_JSON_SCHEMA,
     LayoutPlan,

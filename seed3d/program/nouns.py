@@ -33,6 +33,7 @@ freezer              refrigerator      alias
 crate                box               alias
 ottoman, bar stool   stool             alias
 dryer                washing_machine   alias              a front loader of the same size
+range                oven              alias              "an electric range": a cooker
 office desk          table             head ("desk")
 kitchen cupboard     cabinet           head ("cupboard")
 drawers              dresser           embedding (0.90)   nearest "chest of drawers"
@@ -116,6 +117,7 @@ ALIASES: dict[str, tuple[str, tuple[float, float, float] | None]] = {
     "desk lamp": ("lamp", None),
     "locker": ("wardrobe", None),
     "dryer": ("washing_machine", None),
+    "range": ("oven", None),
     "tumble dryer": ("washing_machine", None),
     "flower pot": ("vase", None),
 }

@@ -1,0 +1,519 @@
+"""Text → program: the object's category and the parameters the words give (counts, kinds, sizes, finishes).
+
+``parse_text("a small red toolbox with a hinged lid and two drawers")`` returns a ``Program``: category
+``toolbox`` (found by its noun), ``params`` {lid: hinged, drawers: 2, body_finish: painted_metal:red, …} and,
+for every phrase, where it went (``placed``) or why it could not be placed (``unplaced``) — nothing is dropped in
+silence. Sizes stated in the text ("80 cm tall") are kept as ``size`` targets for ``build_program``'s fit; size
+words ("tall", "narrow", "small") set a position within the category's own ranges.
+
+How the category is found: the category nouns and aliases of ``seed3d.program.nouns`` in the text's head clause
+(before "with", "that", a comma…), the head noun of an English noun phrase being its last noun; then anywhere in
+the text; then the nearest noun by MiniLM embedding (the mapper's measured threshold). ``confidence`` is 1.0 for
+an exact noun, 0.9 for a head-word match, the cosine similarity for an embedding match.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from seed3d.catalog.measure import parse_size_text
+from seed3d.errors import InvalidInputError
+from seed3d.program.nouns import ALIASES, NounMapper, default_mapper, singular
+
+#: Number words → counts ("a drawer", "double doors", "a pair of doors").
+COUNT_WORDS: dict[str, int] = {
+    "a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "double": 2, "twin": 2, "pair of": 2, "a pair of": 2,
+    "three": 3, "triple": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+    "no": 0, "zero": 0,
+}
+
+#: Aliases whose category is a poor stand-in for a single object (a sofa built as a chair): below auto's
+#: confidence, so the learned path takes them.
+POOR_STAND_INS: frozenset[str] = frozenset({"sofa", "couch"})
+
+#: Part nouns (singular) → the count parameter they set.
+COUNT_NOUNS: dict[str, str] = {
+    "door": "doors", "drawer": "drawers", "shelf": "shelves", "leg": "legs", "wheel": "wheels", "castor": "wheels",
+    "caster": "wheels", "burner": "burners", "hob": "burners", "knob": "dials", "dial": "dials", "button": "buttons",
+    "handle": "handles", "tap handle": "handles", "shelves": "shelves",
+}
+
+#: Phrases that set parameters of one category ("an office chair on wheels" is the office kind).
+PHRASES: dict[str, tuple[tuple[str, dict[str, Any]], ...]] = {
+    "chair": ((r"on (?:wheels|castors|casters)|swivel|rolling|office|desk chair|computer chair|gaming",
+               {"kind": "office"}), (r"armchair|with arms|armrests?", {"arms": True}),
+              (r"cushion(?:ed)?|padded", {"cushion": True})),
+    "stool": ((r"bar stool|swivel|spinning", {"swivel": True}),),
+    "table": ((r"coffee table|low table", {"kind": "coffee"}), (r"side table|end table|bedside", {"kind": "side"}),
+              (r"dining|kitchen table", {"kind": "dining"}), (r"round|circular", {"shape": "round"}),
+              (r"rectangular|square|oblong", {"shape": "rectangular"})),
+    "lamp": ((r"desk lamp|task lamp|articulated|adjustable|architect", {"kind": "desk"}),
+             (r"table lamp|bedside lamp", {"kind": "table"})),
+    "refrigerator": ((r"side[- ]by[- ]side|american", {"layout": "side_by_side"}),
+                     (r"bottom freezer|freezer (?:at the )?bottom", {"layout": "bottom_freezer"}),
+                     (r"top freezer|freezer (?:at the )?top|freezer on top", {"layout": "top_freezer"}),
+                     (r"single[- ]door|one door|larder", {"layout": "single"})),
+    "trash_can": ((r"pedal|step[- ]on", {"lid": "pedal"}),
+                  (r"flip[- ]?(?:top|lid)|swing lid|with (?:a |an )?(?:\w+ )?lid|lidded", {"lid": "flip"}),
+                  (r"open[- ]top|no lid|without (?:a )?lid|lidless", {"lid": "none"})),
+    "faucet": ((r"two handles|two[- ]handle|double[- ]handle|cross handles|separate hot and cold",
+                {"handles": "two"}), (r"single[- ](?:lever|handle)|one handle|mixer", {"handles": "one"}),
+               (r"swivel spout|swivelling|swiveling|pull[- ]out", {"spout": "swivel"})),
+    "box": ((r"sliding lid|slide lid", {"lid": "sliding"}), (r"hinged lid|chest", {"lid": "hinged"})),
+    "bottle": ((r"wine", {"style": "wine"}), (r"water", {"style": "water"}), (r"milk", {"style": "milk"})),
+}
+
+#: Part nouns (singular) → the finish parameter a material in front of them sets ("brass handles").
+FINISH_ROLES: dict[str, str] = {
+    "handle": "handle_finish", "knob": "handle_finish", "pull": "handle_finish", "leg": "leg_finish",
+    "top": "top_finish", "worktop": "top_finish", "countertop": "top_finish", "door": "front_finish",
+    "front": "front_finish", "drawer": "front_finish", "lid": "lid_finish", "cap": "cap_finish",
+    "seat": "seat_finish", "frame": "frame_finish", "base": "base_finish", "shade": "shade_finish",
+    "cushion": "cushion_finish", "body": "body_finish", "shell": "body_finish", "stand": "base_finish",
+    "spout": "body_finish", "screen": "lid_finish", "pedestal": "leg_finish",
+}
+
+#: Flags a finish role turns off or on when the text gives that part its own finish.
+_ROLE_FLAGS: dict[str, dict[str, Any]] = {
+    "front_finish": {"front_matches_body": False}, "leg_finish": {"legs_match_body": False, "base": "legs"},
+    "top_finish": {"top_slab": True},
+}
+
+#: Material words → (finish kind, colour or None: the colour word next to it, else the kind's first).
+MATERIALS: dict[str, tuple[str, str | None]] = {
+    **{w: ("wood", w) for w in ("oak", "walnut", "cherry", "birch", "pine", "maple", "mahogany", "teak")},
+    "dark-stained": ("wood", "dark-stained"), "wooden": ("wood", None), "wood": ("wood", None),
+    "timber": ("wood", None), "painted": ("painted_wood", None),
+    "stainless steel": ("brushed_metal", "stainless steel"), "stainless": ("brushed_metal", "stainless steel"),
+    "steel": ("brushed_metal", "stainless steel"), "metal": ("brushed_metal", None),
+    "metallic": ("brushed_metal", None), "aluminium": ("brushed_metal", "aluminium"),
+    "aluminum": ("brushed_metal", "aluminium"), "brass": ("brushed_metal", "brass"),
+    "copper": ("brushed_metal", "copper"), "bronze": ("brushed_metal", "bronze"),
+    "black steel": ("brushed_metal", "black steel"), "iron": ("painted_metal", "black"),
+    "chrome": ("chrome", "chrome"), "chromed": ("chrome", "chrome"), "nickel": ("chrome", "polished nickel"),
+    "polished brass": ("chrome", "polished brass"),
+    "plastic": ("plastic", None), "ceramic": ("ceramic", None), "porcelain": ("ceramic", "white"),
+    "stoneware": ("ceramic", "speckled grey"), "terracotta": ("ceramic", "terracotta"),
+    "glass": ("glass", None), "fabric": ("fabric", None), "upholstered": ("fabric", None),
+    "linen": ("fabric", "beige"), "cotton": ("fabric", None), "wool": ("fabric", "grey"),
+    "velvet": ("fabric", "burgundy"), "canvas": ("fabric", "beige"),
+    "leather": ("fabric", "charcoal"), "rubber": ("rubber", None),
+    "marble": ("stone", "white marble"), "white marble": ("stone", "white marble"),
+    "black marble": ("stone", "black marble"), "granite": ("stone", "grey granite"), "slate": ("stone", "slate"),
+    "stone": ("stone", None), "travertine": ("stone", "travertine"),
+}
+
+#: Finish kinds a bare colour word can paint ("a red cabinet": painted wood), in order of preference.
+_PAINTABLE = ("painted_wood", "painted_metal", "plastic", "ceramic", "fabric", "glass")
+
+#: Size words → (dimension parameters they move, position within the range: 0 = smallest, 1 = largest).
+SIZE_WORDS: dict[str, tuple[tuple[str, ...], float]] = {
+    "tiny": (("*",), 0.0), "mini": (("*",), 0.05), "miniature": (("*",), 0.05), "small": (("*",), 0.15),
+    "little": (("*",), 0.15), "compact": (("*",), 0.2), "large": (("*",), 0.85), "big": (("*",), 0.85),
+    "huge": (("*",), 1.0), "oversized": (("*",), 1.0),
+    "tall": (("height",), 0.9), "high": (("height",), 0.9), "short": (("height",), 0.1), "low": (("height",), 0.1),
+    "narrow": (("width",), 0.1), "slim": (("width",), 0.1), "wide": (("width",), 0.9), "broad": (("width",), 0.9),
+    "deep": (("depth",), 0.9), "shallow": (("depth",), 0.1),
+}
+
+#: Parameters that size words move, by dimension ("*": all of them).
+SIZE_PARAMS: dict[str, tuple[str, ...]] = {
+    "height": ("height", "seat_height"), "width": ("width", "seat_width", "radius", "seat_radius", "scale"),
+    "depth": ("depth", "seat_depth", "radius", "seat_radius"),
+}
+
+_STOP = {
+    "a", "an", "the", "with", "and", "of", "in", "on", "for", "that", "has", "have", "its", "it", "is", "are",
+    "which", "to", "by", "at", "from", "some", "made", "about", "around", "approximately", "roughly", "very",
+    "really", "style", "styled", "looking", "finish", "finished", "colour", "color", "coloured", "colored",
+    "object", "model", "3d", "asset", "one", "inside", "front", "each", "both", "plus", "also", "like", "me",
+    "please", "make", "create", "generate", "i", "want", "need", "build", "give", "nice", "simple", "modern",
+    "classic", "new", "old", "standard", "typical", "regular", "ordinary", "real", "realistic", "cm", "m", "mm",
+}
+
+_CLAUSE = re.compile(r"\s(?:with|that|which|having|featuring|where|whose|including|without|in|made of|on)\s|[,;:.(]")
+
+
+@dataclass
+class Program:
+    """An object's program: category, the parameters its inputs set, and how sure we are of it."""
+
+    category: str | None
+    params: dict[str, Any] = field(default_factory=dict)
+    confidence: float = 0.0
+    source: str = "text"
+    how: str = ""
+    """How the category was found: exact | head | alias | embedding | rejected | none."""
+    noun: str = ""
+    size: dict[str, float] = field(default_factory=dict)
+    """Measurements stated in the text (``RealWorldSize.dims`` keys, meters): targets of the size fit."""
+    placed: list[str] = field(default_factory=list)
+    unplaced: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form (report.json's ``program``)."""
+        return {"category": self.category, "params": {k: _jsonable(v) for k, v in self.params.items()},
+                "confidence": round(float(self.confidence), 3), "source": self.source, "how": self.how,
+                "noun": self.noun, "size": {k: round(v, 4) for k, v in self.size.items()},
+                "placed": list(self.placed), "unplaced": list(self.unplaced), "notes": list(self.notes)}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    if hasattr(value, "kind") and hasattr(value, "colour"):
+        return f"{value.kind}:{value.colour}"
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+# --------------------------------------------------------------------------------------------- category
+
+
+def _find_nouns(text: str, vocab: dict[str, str]) -> list[tuple[int, int, str, str]]:
+    """Every vocabulary noun in ``text``: (start, end, word, category), longest first where they overlap."""
+    words = [(m.start(), m.end(), m.group(0)) for m in re.finditer(r"[a-z][a-z'-]*", text)]
+    hits: list[tuple[int, int, str, str]] = []
+    for n in (3, 2, 1):
+        for i in range(len(words) - n + 1):
+            phrase = " ".join(w for _, _, w in words[i:i + n])
+            key = singular(phrase)
+            if key in vocab:
+                s, e = words[i][0], words[i + n - 1][1]
+                if not any(s < he and hs < e for hs, he, _, _ in hits):
+                    hits.append((s, e, key, vocab[key]))
+    return sorted(hits)
+
+
+def _category(text: str, mapper: NounMapper | None) -> tuple[str | None, str, float, str, list[str]]:
+    """(category, noun, confidence, how, notes)."""
+    from seed3d.program.nouns import vocabulary
+
+    vocab = mapper.vocab if mapper is not None else vocabulary()
+    notes: list[str] = []
+    clause = _CLAUSE.search(f" {text} ")
+    head_end = (clause.start() - 1) if clause else len(text)
+    hits = _find_nouns(text, vocab)
+    head = [h for h in hits if h[1] <= max(head_end, 0)]
+    # part nouns outside the head clause ("with two doors", "a shelf") are parts, not objects
+    hits = [h for h in hits if h in head or (h[2] not in COUNT_NOUNS and h[2] not in FINISH_ROLES)]
+    pick = head[-1] if head else (hits[0] if hits else None)
+    if pick is not None:
+        others = sorted({h[3] for h in hits if h is not pick and h[3] != pick[3]})
+        if others:
+            notes.append(f"also names {', '.join(others)}: one object is built (the {pick[2]}); "
+                         f"`seed3d scene` builds several")
+        how = "alias" if pick[2] in ALIASES else "exact"
+        if pick[2] in POOR_STAND_INS:
+            notes.append(f"a {pick[2]} is not built: the nearest category, {pick[3]}, only stands in for it")
+            return pick[3], pick[2], 0.5, how, notes
+        return pick[3], pick[2], 1.0 if how == "exact" else 0.9, how, notes
+    # no known noun: the head clause's last word, by embedding
+    head_words = [w for w in re.findall(r"[a-z][a-z'-]*", text[:head_end] or text) if w not in _STOP]
+    if not head_words:
+        return None, "", 0.0, "none", ["no object noun in the text"]
+    noun = " ".join(head_words[-2:])
+    if mapper is None:
+        return None, noun, 0.0, "none", [f"{noun!r} is not a known object noun"]
+    match = mapper.map(noun)
+    if match.category is None:
+        return None, noun, float(match.similarity), "rejected", [match.message]
+    return match.category, noun, float(match.similarity), "embedding", [match.message]
+
+
+# --------------------------------------------------------------------------------------------- parameters
+
+
+def _count_pattern() -> re.Pattern[str]:
+    nums = "|".join(sorted(map(re.escape, COUNT_WORDS), key=len, reverse=True))
+    nouns = "|".join(sorted({re.escape(n) for n in COUNT_NOUNS}, key=len, reverse=True))
+    return re.compile(r"\b(\d+|" + nums + r")(?:\s+|-)(?:[a-z]+\s+){0,2}?(" + nouns + r")(?:e?s|ves|ged|ed)?\b")
+
+
+_COUNTS = _count_pattern()
+_NEGATED = re.compile(r"\b(?:without|no|not|never)\s+(?:a\s+|an\s+|any\s+)?([a-z-]+(?:\s[a-z-]+)?)")
+
+
+class _Text:
+    """The text with the spans claimed so far (what is left over is reported as unplaced)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.taken = np.zeros(len(text), bool)
+
+    def claim(self, start: int, end: int) -> None:
+        self.taken[start:end] = True
+
+    def free(self, start: int, end: int) -> bool:
+        return not self.taken[start:end].any()
+
+    def leftover(self) -> list[str]:
+        out = []
+        for m in re.finditer(r"[a-z][a-z'-]*", self.text):
+            if not self.taken[m.start():m.end()].any() and m.group(0) not in _STOP:
+                out.append(m.group(0))
+        return out
+
+
+def _set(prog: Program, params: dict[str, Any], name: str, value: Any, phrase: str) -> bool:
+    """Set ``name`` when the category has it and ``value`` is in its range; report either way."""
+    from seed3d.synth import CATEGORIES
+
+    cat = CATEGORIES[prog.category]  # type: ignore[index]
+    prm = cat.params.get(name)
+    if prm is None:
+        prog.unplaced.append(f"{phrase!r}: a {prog.category} has no {name.replace('_', ' ')}")
+        return False
+    if prm.choices is not None and isinstance(value, int) and not isinstance(value, bool):
+        words = {1: "one", 2: "two", 3: "three", 4: "four"}
+        if value not in prm.choices and words.get(value) in prm.choices:
+            value = words[value]
+    try:
+        value = prm.check(value, name, prog.category)  # type: ignore[arg-type]
+    except InvalidInputError:
+        prog.unplaced.append(f"{phrase!r}: {name} must be {prm.describe()} for a {prog.category}")
+        return False
+    params[name] = value
+    prog.placed.append(f"{phrase!r} → {name}={_jsonable(value)}")
+    return True
+
+
+def _phrases(prog: Program, t: _Text, params: dict[str, Any]) -> None:
+    """The category's own phrases (``PHRASES``)."""
+    for pattern, values in PHRASES.get(prog.category or "", ()):
+        for m in re.finditer(r"\b(?:" + pattern + r")\b", t.text):
+            if not t.free(m.start(), m.end()) and m.group(0) not in prog.noun:
+                continue
+            ok = False
+            for name, value in values.items():
+                if name not in params:
+                    ok = _set(prog, params, name, value, m.group(0)) or ok
+                else:
+                    ok = ok or params[name] == value
+            if ok:
+                t.claim(m.start(), m.end())
+
+
+def _counts(prog: Program, t: _Text, params: dict[str, Any]) -> None:
+    from seed3d.synth import CATEGORIES
+
+    cat = CATEGORIES[prog.category]  # type: ignore[index]
+    for m in _COUNTS.finditer(t.text):
+        num, noun = m.group(1), m.group(2)
+        if not t.free(m.start(2), m.end()):
+            continue  # the object's own noun ("a white painted door")
+        n = int(num) if num.isdigit() else COUNT_WORDS[num]
+        target = COUNT_NOUNS[noun]
+        if target not in cat.params:
+            # a bool stands in for "a drawer" where the category counts none ("has_drawer", "drawer")
+            for alt in (f"has_{target}", f"has_{noun}", noun):
+                prm = cat.params.get(alt)
+                if prm is not None and (prm.is_flag or prm.choices == (False, True)):
+                    target = alt
+                    n = n > 0  # type: ignore[assignment]
+                    break
+        if target not in cat.params and noun in ("handle", "knob", "button", "dial") and n == 1:
+            continue  # "a brass knob": a finish (or nothing) where the category counts none
+        if _set(prog, params, target, n, m.group(0)):
+            t.claim(m.start(), m.end())
+        else:
+            t.claim(m.start(), m.end())
+
+
+def _choices(prog: Program, t: _Text, params: dict[str, Any]) -> None:
+    """Words naming a choice of a parameter ("sliding lid", "office", "round") and bool parameters by name."""
+    from seed3d.synth import CATEGORIES
+
+    cat = CATEGORIES[prog.category]  # type: ignore[index]
+    options: dict[str, list[tuple[str, Any]]] = {}
+    for name, prm in cat.params.items():
+        if name in params or prm.is_finish:
+            continue
+        if prm.choices is not None and not all(isinstance(c, bool) for c in prm.choices):
+            for c in dict.fromkeys(prm.choices):
+                if isinstance(c, str) and c not in ("none", "one", "two"):
+                    options.setdefault(c.replace("_", " ").replace("-", " "), []).append((name, c))
+        elif prm.is_flag or prm.choices == (False, True):
+            word = name.replace("has_", "").replace("_", " ")
+            options.setdefault(word, []).append((name, True))
+    for phrase in sorted(options, key=len, reverse=True):
+        targets = options[phrase]
+        for m in re.finditer(r"\b" + re.escape(phrase) + r"(?:e?s)?\b", t.text):
+            if not t.free(m.start(), m.end()):
+                continue
+            neg = re.search(r"\b(?:without|no|not)\s+(?:a\s+|an\s+|any\s+)?$", t.text[:m.start()])
+            if len(targets) > 1:
+                names = [n for n, _ in targets]
+                pref = [n for n in names if n in ("kind", "shape", "style", "lid", "layout")]
+                targets = [tg for tg in targets if tg[0] == (pref or names)[0]]
+            name, value = targets[0]
+            if neg and value is True:
+                value = False
+            elif neg:
+                continue
+            if _set(prog, params, name, value, m.group(0)):
+                t.claim(m.start(), m.end())
+                if neg:
+                    t.claim(neg.start(), m.start())
+
+
+def _negations(prog: Program, t: _Text, params: dict[str, Any]) -> None:
+    """"without drawers", "no lid": a zero count (the bool form is handled with the choices)."""
+    from seed3d.synth import CATEGORIES
+
+    cat = CATEGORIES[prog.category]  # type: ignore[index]
+    for m in _NEGATED.finditer(t.text):
+        noun = singular(m.group(1).split()[0])
+        target = COUNT_NOUNS.get(noun)
+        if target and target in cat.params and t.free(m.start(), m.end()):
+            if _set(prog, params, target, 0, m.group(0)):
+                t.claim(m.start(), m.end())
+        elif (noun == "lid" and "lid" in cat.params and "none" in (cat.params["lid"].choices or ())
+              and _set(prog, params, "lid", "none", m.group(0))):
+            t.claim(m.start(), m.end())
+
+
+def _finish_value(kind: str, colour: str | None, seed_pick: int) -> str:
+    from seed3d.synth.materials import COLOURS, PALETTES
+
+    if colour is None:
+        names = list(PALETTES[kind])
+        colour = names[seed_pick % len(names)]
+    elif colour not in PALETTES[kind] and colour not in COLOURS:
+        colour = next(iter(PALETTES[kind]))
+    return f"{kind}:{colour}"
+
+
+def _finish_target(cat: Any, role: str | None, main: str | None) -> str | None:
+    """The finish parameter a part word names: its ``FINISH_ROLES`` entry, else a finish whose name or doc
+    mentions the part ("frame_finish: legs and footrest"), else None; no part word: the main finish."""
+    if role is None:
+        return main
+    target = FINISH_ROLES[role]
+    if target in cat.params:
+        return target
+    for name, prm in cat.params.items():
+        if prm.is_finish and (role in name or re.search(r"\b" + re.escape(role), prm.doc.lower())):
+            return name
+    return None
+
+
+def _finishes(prog: Program, t: _Text, params: dict[str, Any], seed: int) -> None:
+    """Materials and colours, with the part they name ("brass handles", "an oak top") or the body."""
+    from seed3d.synth import CATEGORIES
+    from seed3d.synth.materials import COLOURS
+
+    cat = CATEGORIES[prog.category]  # type: ignore[index]
+    mats = "|".join(sorted(map(re.escape, MATERIALS), key=len, reverse=True))
+    cols = "|".join(sorted(map(re.escape, COLOURS), key=len, reverse=True))
+    roles = "|".join(sorted(map(re.escape, FINISH_ROLES), key=len, reverse=True))
+    pat = re.compile(r"\b(?:(" + cols + r")(?:-|\s+)?)?(?:(" + mats + r")\b\s*)?(?:(" + roles + r")(?:e?s)?\b)?")
+    main = "body_finish" if "body_finish" in cat.params else next(
+        (n for n, p in cat.params.items() if p.is_finish), None)
+    from_material: dict[str, str] = {}  # target → kind set by a material word without its own colour
+    for m in pat.finditer(t.text):
+        colour, material, role = m.group(1), m.group(2), m.group(3)
+        if colour in MATERIALS and material is None:  # "brass", "oak", "stainless steel": materials first
+            colour, material = None, colour
+        if not (colour or material) or not t.free(m.start(), m.end()):
+            continue
+        if role and (role == prog.noun or singular(prog.noun).endswith(role)):
+            role = None  # "an oak door" on a door: the object itself
+        target = _finish_target(cat, role, main)
+        if target is None:
+            what = f"{role} finish" if role else "finish parameter"
+            prog.unplaced.append(f"{m.group(0).strip()!r}: a {prog.category} has no {what}")
+            t.claim(m.start(), m.end())
+            continue
+        prm = cat.params[target]
+        if material:
+            kind, mcol = MATERIALS[material]
+            value = _finish_value(kind, colour or mcol, seed)
+            if not colour and target not in from_material:
+                from_material[target] = kind
+        elif target in from_material:  # "a plastic box, blue": the material's kind in that colour
+            value = _finish_value(from_material.pop(target), colour, seed)
+        else:
+            kinds = [k for k in (prm.finish_kinds or ()) if k in _PAINTABLE] or [
+                k for k in _PAINTABLE if k not in ("glass", "fabric")]
+            value = f"{kinds[0]}:{colour}"
+        if _set(prog, params, target, value, m.group(0).strip()):
+            t.claim(m.start(), m.end())
+            for flag_name, flag_value in _ROLE_FLAGS.get(target, {}).items():
+                allowed = cat.params.get(flag_name)
+                if allowed is not None and flag_name not in params and (
+                        allowed.choices is None or flag_value in allowed.choices or allowed.is_flag):
+                    params[flag_name] = flag_value
+        else:
+            t.claim(m.start(), m.end())
+    if "glass_doors" in cat.params and re.search(r"\bglass(?:-fronted|\s+doors?|\s+fronts?|ed)\b", t.text):
+        params["glass_doors"] = True
+        prog.placed.append("'glass doors' → glass_doors=true")
+
+
+def _sizes(prog: Program, t: _Text, params: dict[str, Any]) -> None:
+    """Stated measurements become fit targets; size words a position within the category's ranges."""
+    from seed3d.synth import CATEGORIES
+
+    cat = CATEGORIES[prog.category]  # type: ignore[index]
+    prog.size = parse_size_text(t.text)
+    if prog.size:
+        for m in re.finditer(r"(?<![\w.])(?:\d+(?:\.\d+)?|\.\d+)\s*(?:mm|cm|m|in|inch(?:es)?|ft|feet|foot|\"|')"
+                             r"(?:\s*(?:tall|high|wide|deep|long|in diameter|across))?", t.text):
+            t.claim(m.start(), m.end())
+        for m in re.finditer(r"\b(?:tall|high|wide|deep|long|height|width|depth|length|diameter|by|x)\b", t.text):
+            t.claim(m.start(), m.end())
+        prog.placed.append(f"measurements {', '.join(f'{k} {v:.3g} m' for k, v in prog.size.items())} → size fit")
+    for word, (dims, pos) in SIZE_WORDS.items():
+        for m in re.finditer(r"\b" + word + r"\b", t.text):
+            if not t.free(m.start(), m.end()):
+                continue
+            names = [n for d in (SIZE_PARAMS if dims == ("*",) else dims) for n in SIZE_PARAMS[d]]
+            names = [n for n in dict.fromkeys(names) if n in cat.params and n not in params
+                     and cat.params[n].lo is not None and not cat.params[n].choices
+                     and not (dims != ("*",) and any(d in prog.size for d in dims))]
+            for n in names:
+                prm = cat.params[n]
+                params[n] = float(prm.lo) + pos * (float(prm.hi) - float(prm.lo))  # type: ignore[arg-type]
+            if names:
+                prog.placed.append(f"{word!r} → {', '.join(f'{n}={params[n]:.3g}' for n in names)}")
+            t.claim(m.start(), m.end())
+
+
+def parse_text(text: str, mapper: NounMapper | None = None, seed: int = 0, embed: bool = True) -> Program:
+    """The program a text asks for (see the module doc); ``embed=False`` skips the embedding fallback."""
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidInputError("text must be a non-empty string")
+    low = " ".join(text.lower().replace("×", " x ").split())
+    if mapper is None and embed:
+        mapper = default_mapper()
+    category, noun, conf, how, notes = _category(low, mapper)
+    prog = Program(category, {}, conf, "text", how, noun, notes=notes)
+    if category is None:
+        prog.unplaced = [w for w in re.findall(r"[a-z][a-z'-]*", low) if w not in _STOP]
+        return prog
+    t = _Text(low)
+    for m in re.finditer(r"\b" + re.escape(noun) + r"(?:e?s)?\b", low):
+        t.claim(m.start(), m.end())
+        break
+    params: dict[str, Any] = {}
+    _sizes(prog, t, params)
+    _phrases(prog, t, params)
+    _counts(prog, t, params)
+    _negations(prog, t, params)
+    _finishes(prog, t, params, seed)
+    _choices(prog, t, params)
+    alias = ALIASES.get(noun)
+    if alias and alias[1] is not None and not prog.size:
+        d, w, h = alias[1]
+        prog.size = {"depth": d, "width": w, "height": h}
+        prog.placed.append(f"{noun!r} → typical size {w:.2f} x {d:.2f} x {h:.2f} m (w x d x h)")
+    prog.params = params
+    prog.unplaced += [f"{w!r}: not understood" for w in t.leftover()]
+    return prog

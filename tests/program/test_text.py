@@ -1,0 +1,103 @@
+"""Text → program: category, counts, materials per part, sizes; nothing dropped in silence; the size fit."""
+
+from __future__ import annotations
+
+import pytest
+
+from seed3d.errors import InvalidInputError, NotBuiltError
+from seed3d.program import build_program, parse_text
+from seed3d.synth.materials import Finish
+
+
+def _finish(value: object) -> str:
+    assert isinstance(value, Finish)
+    return f"{value.kind}:{value.colour}"
+
+
+def test_counts_materials_per_part_and_size() -> None:
+    prog = parse_text("an oak cabinet with brass handles, 80 cm tall, two doors and 3 drawers", embed=False)
+    assert prog.category == "cabinet" and prog.confidence == 1.0 and prog.how == "exact"
+    assert prog.params["doors"] == 2 and prog.params["drawers"] == 3
+    assert _finish(prog.params["body_finish"]) == "wood:oak"
+    assert _finish(prog.params["handle_finish"]) == "brushed_metal:brass"
+    assert prog.size == {"height": pytest.approx(0.8)}
+    assert prog.unplaced == []
+
+
+def test_colour_alone_paints_the_body_in_a_kind_the_category_paints() -> None:
+    prog = parse_text("a red cabinet", embed=False)
+    assert _finish(prog.params["body_finish"]) == "painted_wood:red"
+
+
+def test_words_that_cannot_be_placed_are_listed() -> None:
+    prog = parse_text("a cabinet with a purple unicorn sticker", embed=False)
+    assert prog.category == "cabinet"
+    assert any("unicorn" in u for u in prog.unplaced) and any("sticker" in u for u in prog.unplaced)
+    prog = parse_text("a cabinet with 9 doors", embed=False)
+    assert "doors" not in prog.params
+    assert any("9 doors" in u and "1..4" in u for u in prog.unplaced)
+
+
+def test_second_object_is_noted_not_built() -> None:
+    prog = parse_text("a nightstand with a lamp on it", embed=False)
+    assert prog.category == "nightstand"
+    assert any("lamp" in n for n in prog.notes)
+
+
+def test_part_nouns_after_counts_are_parts_not_objects() -> None:
+    prog = parse_text("a tall cupboard with two doors", embed=False)
+    assert prog.category == "cabinet" and prog.params["doors"] == 2
+    assert prog.params["height"] == pytest.approx(0.5 + 0.9 * 0.7)
+
+
+def test_unknown_object_has_no_category_without_embeddings() -> None:
+    prog = parse_text("a teapot", embed=False)
+    assert prog.category is None and prog.how == "none"
+    with pytest.raises(InvalidInputError, match="no category"):
+        build_program(prog)
+
+
+def test_category_phrases_and_negations() -> None:
+    chair = parse_text("an office chair on wheels", embed=False)
+    assert chair.category == "chair" and chair.params["kind"] == "office" and chair.unplaced == []
+    can = parse_text("a pedal bin", embed=False)
+    assert can.category == "trash_can" and can.params["lid"] == "pedal"
+
+
+def test_build_program_fits_stated_size_and_records_the_program() -> None:
+    prog = parse_text("a wooden cabinet 95 cm tall and 70 cm wide with two doors", embed=False)
+    asset = build_program(prog, seed=3)
+    size = asset.metadata["attributes"]["size_m"]
+    assert size["height"] == pytest.approx(0.95, rel=0.021) and size["width"] == pytest.approx(0.70, rel=0.021)
+    doc = asset.metadata["program"]
+    assert doc["category"] == "cabinet" and doc["params"]["doors"] == 2
+    assert set(doc["fit"]["target"]) == {"height", "width"}
+    assert sum(p.label == "door" for p in asset.parts) == 2
+
+
+def test_build_program_override_replaces_one_parameter() -> None:
+    prog = parse_text("a wooden cabinet with two doors", embed=False)
+    a = build_program(prog, seed=1)
+    b = build_program(prog, seed=1, params={"doors": 3})
+    assert sum(p.label == "door" for p in a.parts) == 2 and sum(p.label == "door" for p in b.parts) == 3
+    assert a.metadata["params"]["body_finish"] == b.metadata["params"]["body_finish"]
+    with pytest.raises(InvalidInputError, match="doors"):
+        build_program(prog, params={"doors": 11})
+
+
+def test_pipeline_chooses_the_path() -> None:
+    from seed3d.pipeline import JobSpec, PipelineOptions, Seed3DPipeline
+
+    pipe = Seed3DPipeline()
+    prog, why = pipe.choose_program(None, "a wooden cabinet", PipelineOptions())
+    assert prog is not None and prog.category == "cabinet" and "cabinet" in why
+    prog, why = pipe.choose_program("photo.png", "a wooden cabinet", PipelineOptions())
+    assert prog is None and "image" in why
+    prog, why = pipe.choose_program(None, "a wooden cabinet", PipelineOptions(generator="learned"))
+    assert prog is None
+    with pytest.raises(NotBuiltError, match="images alone"):
+        pipe.choose_program("photo.png", None, PipelineOptions(generator="program"))
+    with pytest.raises(InvalidInputError, match="generator"):
+        JobSpec(text="a box", generator="magic")
+    with pytest.raises(InvalidInputError, match="auto or program"):
+        JobSpec(text="a box", generator="learned", params={"lid": "hinged"})
