@@ -23,7 +23,13 @@
    segmenter cut in two), or a part that should turn freely cannot turn a full turn for a fitting that sits on it
    within its bounds (a knob's grip cut off as a button), glues the two into one part of the tree and redoes
    steps 2-5 (``glue_split_panels``: at most ``SPLIT_PASSES`` more passes; the pass that leaves the fewest parts
-   blocked is kept).
+   blocked is kept);
+7. holds every movable joint to the functional checks (``seed3d.physics.functional``: travel its kind needs, axis
+   along an edge or face normal of its part, a plausible share of the object, free space over its range, a kind
+   the asset's category has): a part whose joint fails them is fused into its parent (a fixed joint) rather than
+   given a joint that does not work, and moving parts the category expects but that were not found are named in
+   ``metadata["articulation"]["missing"]`` and the asset's notes ("asked for two doors, found none") instead of
+   being invented (``ArticulationConfig.functional``).
 
 It works the same on ground-truth parts (synthetic assets with their joints stripped, ``strip_joints``) and on
 parts a segmenter predicts. ``metadata["articulation"]`` records, per joint, the reason, the candidate used,
@@ -73,6 +79,7 @@ from seed3d.asset import Asset, Joint, joint_motion
 from seed3d.errors import InvalidInputError
 from seed3d.physics import PhysicsConfig, get_material, prepare
 from seed3d.physics.collision import clear_moving_parts
+from seed3d.physics.functional import FunctionalConfig, check_asset, joint_verdicts
 from seed3d.typed import ProgressCallback
 
 logger = logging.getLogger(__name__)
@@ -124,6 +131,11 @@ class ArticulationConfig:
     """Gap (m) the collision hulls keep from the parts that move against them, cut once the joints are decided
     and before their limits are swept (``seed3d.physics.collision.clear_moving_parts``); None leaves the hulls
     as decomposed."""
+    functional: bool = True
+    """Fuse into its parent (fixed joint) every part whose joint fails the functional checks
+    (``seed3d.physics.functional``), and name the moving parts the category expects that were not found."""
+    functional_config: FunctionalConfig | None = None
+    """Tolerances of those checks (default ``FunctionalConfig()``)."""
 
 
 def strip_joints(asset: Asset) -> Asset:
@@ -543,9 +555,49 @@ def articulate(asset: Asset, reasoner: Reasoner | None = None, config: Articulat
     if glue:
         meta["articulation"]["glued"] = [list(g) for g in glue]
     out = Asset(work.name, work.parts, joints, meta, joints_known=True)
+    if cfg.functional:
+        report(0.99, "functional checks")
+        out = _keep_functional(out, cfg.functional_config)
     report(1.0, "articulated")
     logger.info("%s: %d joints (%d movable) in %.1f s", out.name, len(joints),
                 sum(j.movable for j in joints), time.perf_counter() - start)
+    return out
+
+
+def _keep_functional(asset: Asset, config: FunctionalConfig | None) -> Asset:
+    """``asset`` with every movable joint that fails the functional checks made fixed (its part fused into its
+    parent), why recorded per part, and the expected moving parts not found named in the metadata and notes."""
+    failed, _ = joint_verdicts(asset, config)
+    meta = dict(asset.metadata)
+    art = dict(meta.get("articulation", {}))
+    parts = {k: dict(v) for k, v in art.get("parts", {}).items()}
+    joints: list[Joint] = []
+    fused: list[str] = []
+    names = {j.name for j in asset.joints}
+    for j in asset.joints:
+        why = failed.get(j.name)
+        if not why:
+            joints.append(j)
+            continue
+        name = f"{j.child}_mount" if f"{j.child}_mount" not in names else j.name
+        joints.append(Joint(name, "fixed", j.parent, j.child, origin=j.origin, axis=j.axis, **JOINT_PRESETS["fixed"]))
+        note = f"{j.type} joint fails the functional checks ({', '.join(why)}): fused into {j.parent}"
+        row = parts.setdefault(j.child, {})
+        row.update({"joint": name, "type": "fixed", "functional_failed": why, "fused_from": j.type,
+                    "note": "; ".join(x for x in (row.get("note"), note) if x)})
+        fused.append(f"{j.child} ({', '.join(why)})")
+    out = Asset(asset.name, asset.parts, joints, meta, joints_known=True)
+    missing = check_asset(out, config, checks=("kinds",)).missing
+    art["parts"] = parts
+    if fused:
+        art["fused"] = fused
+        logger.info("%s: %d joints fail the functional checks and were fused: %s", asset.name, len(fused),
+                    "; ".join(fused))
+    if missing:
+        art["missing"] = missing
+        meta["notes"] = [*meta.get("notes", []), *(f"articulation: {m}" for m in missing)]
+    meta["articulation"] = art
+    out.metadata = meta
     return out
 
 

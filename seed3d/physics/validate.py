@@ -43,6 +43,13 @@ Checks, named ``{format}.{check}``:
 - ``kinematics.{format}`` (asset folders): each export has the joints of ``asset.json``: names, types,
   parent/child, world axes at rest (sign matters), pivots and limits.
 
+Functional checks (``seed3d.physics.functional``) form a section of their own, ``ValidationReport.functional``:
+each movable joint travels as far as its kind needs, its axis lies along an edge or face normal of its part,
+the moving part is a plausible share of the object, it opens into free space, and its kind is one the asset's
+category has (pass | warn | fail | skip). An asset folder gets all five from asset.json; a URDF or MJCF file on
+its own the lower bar (travel, and mass share from a URDF's inertials). The report passes when the asset is
+physically sound (every check above) and functional; the summary's first line says each.
+
 URDFs are checked in PyBullet (interpenetration, sweep, drive) and MuJoCo (load, rest); MJCF files in MuJoCo;
 USD files statically (no USD simulator ships with usd-core). PyBullet's convex shapes carry a 1 mm collision
 margin that ``getClosestPoints`` includes, so distances are corrected by it (PyBullet and MuJoCo then agree
@@ -80,6 +87,7 @@ import numpy as np
 from seed3d.asset import EXPORT_LAYOUT, Asset
 from seed3d.errors import AssetFormatError, DependencyError, Seed3DError
 from seed3d.physics import _geometry as geo
+from seed3d.physics import functional
 from seed3d.physics.inertia import inertia_problems
 from seed3d.typed import FloatArray, IntArray, PathType
 
@@ -159,7 +167,7 @@ class Check:
     name: str
     """``{format}.{check}`` (e.g. ``urdf.rest_pybullet``), ``kinematics.{format}`` or ``input``."""
     status: str
-    """'pass' | 'fail' | 'skip' (a skip says why in ``message`` and does not fail the report)."""
+    """'pass' | 'fail' | 'skip' | 'warn' (skips and warnings say why in ``message`` and do not fail the report)."""
     message: str
     numbers: dict[str, Any] = field(default_factory=dict)
     target: str = ""
@@ -197,11 +205,25 @@ class ValidationReport:
     """Formats of ``EXPORT_LAYOUT`` an asset folder does not hold."""
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    functional: list[Check] = field(default_factory=list)
+    """The functional checks (``functional.travel`` ... ``functional.kinds``), a section of their own."""
+    functional_info: dict[str, Any] = field(default_factory=dict)
+    """The functional section's category (and where it came from), per-joint findings and missing parts."""
+
+    @property
+    def sound(self) -> bool:
+        """Physically sound: at least one check ran and none failed."""
+        return bool(self.checks) and all(c.passed for c in self.checks)
+
+    @property
+    def functional_passed(self) -> bool:
+        """No functional check failed (warnings and skips pass)."""
+        return all(c.passed for c in self.functional)
 
     @property
     def passed(self) -> bool:
-        """True when at least one check ran and none failed."""
-        return bool(self.checks) and all(c.passed for c in self.checks)
+        """Physically sound and functional."""
+        return self.sound and self.functional_passed
 
     @property
     def exit_code(self) -> int:
@@ -210,12 +232,12 @@ class ValidationReport:
 
     @property
     def failures(self) -> list[Check]:
-        """The failed checks."""
-        return [c for c in self.checks if c.status == "fail"]
+        """The failed checks, functional ones included."""
+        return [c for c in [*self.checks, *self.functional] if c.status == "fail"]
 
     def check(self, name: str) -> Check:
         """The check called ``name`` (``KeyError`` when it did not run)."""
-        for c in self.checks:
+        for c in [*self.checks, *self.functional]:
             if c.name == name:
                 return c
         raise KeyError(f"no check {name!r} in this report; ran: {', '.join(c.name for c in self.checks)}")
@@ -224,23 +246,37 @@ class ValidationReport:
         """Readable text: a verdict line, the formats, then one line per check with its numbers."""
         counts = {s: sum(c.status == s for c in self.checks) for s in ("pass", "fail", "skip")}
         verdict = "PASSED" if self.passed else "FAILED"
-        lines = [f"{verdict}  {self.path}  ({self.kind}; {len(self.checks)} checks: {counts['pass']} passed, "
-                 f"{counts['fail']} failed, {counts['skip']} skipped; {self.seconds:.1f} s)"]
+        fun = {s: sum(c.status == s for c in self.functional) for s in ("pass", "warn", "fail", "skip")}
+        functional = ("functional: not checked" if not self.functional else
+                      f"functional: {'yes' if self.functional_passed else 'NO'} ({fun['pass']} passed, "
+                      f"{fun['warn']} warned, {fun['fail']} failed, {fun['skip']} skipped)")
+        lines = [f"{verdict}  {self.path}  ({self.kind}; physically sound: {'yes' if self.sound else 'NO'} "
+                 f"({len(self.checks)} checks: {counts['pass']} passed, {counts['fail']} failed, {counts['skip']} "
+                 f"skipped); {functional}; {self.seconds:.1f} s)"]
         if self.kind == "asset folder":
             lines.append(f"formats present: {', '.join(self.present) or 'none'}; "
                          f"absent: {', '.join(self.absent) or 'none'}")
         width = max((len(c.name) for c in self.checks), default=0)
-        label = {"pass": "pass", "fail": "FAIL", "skip": "skip"}
+        label = {"pass": "pass", "fail": "FAIL", "skip": "skip", "warn": "WARN"}
         for c in self.checks:
             lines.append(f"  {label.get(c.status, c.status):4}  {c.name:<{width}}  {c.message}")
+        if self.functional:
+            info = self.functional_info
+            about = (f"{info['category']}, from {info.get('category_source')}" if info.get("category")
+                     else "category unknown")
+            lines.append(f"functional ({about}):")
+            width = max(len(c.name) for c in self.functional)
+            lines += [f"  {label.get(c.status, c.status):4}  {c.name:<{width}}  {c.message}" for c in self.functional]
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form; ``ValidationReport.from_dict`` reads it back."""
         return {"path": self.path, "kind": self.kind, "passed": self.passed, "exit_code": self.exit_code,
-                "seconds": round(self.seconds, 3), "present": list(self.present), "absent": list(self.absent),
-                "notes": list(self.notes), "checks": [c.to_dict() for c in self.checks]}
+                "sound": self.sound, "seconds": round(self.seconds, 3), "present": list(self.present),
+                "absent": list(self.absent), "notes": list(self.notes), "checks": [c.to_dict() for c in self.checks],
+                "functional": {"passed": self.functional_passed, **_jsonable(self.functional_info),
+                               "checks": [c.to_dict() for c in self.functional]}}
 
     def to_json(self, indent: int | None = 2) -> str:
         """``to_dict`` as strict JSON text."""
@@ -249,9 +285,13 @@ class ValidationReport:
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> ValidationReport:
         """Inverse of :meth:`to_dict`."""
+        fun = dict(doc.get("functional") or {})
+        checks = [Check.from_dict(c) for c in fun.pop("checks", [])]
+        fun.pop("passed", None)
         return cls(path=doc["path"], kind=doc["kind"], checks=[Check.from_dict(c) for c in doc.get("checks", [])],
                    present=list(doc.get("present", [])), absent=list(doc.get("absent", [])),
-                   notes=list(doc.get("notes", [])), seconds=float(doc.get("seconds", 0.0)))
+                   notes=list(doc.get("notes", [])), seconds=float(doc.get("seconds", 0.0)), functional=checks,
+                   functional_info=fun)
 
 
 def _jsonable(value: Any) -> Any:
@@ -2258,7 +2298,7 @@ def _glb_check(path: Path, config: ValidationConfig, expect: _Expect | None) -> 
 # --------------------------------------------------------------------------------------------- suites
 
 
-def _urdf_suite(run: _Runner, path: Path, expect: _Expect | None) -> None:
+def _urdf_suite(run: _Runner, path: Path, expect: _Expect | None) -> _Urdf | None:
     cfg = run.config
     model: _Urdf | None = run.run("urdf.parse", path, lambda: _urdf_parse_check(path))
     per_link = (("urdf.files", lambda m: _urdf_files_check(m)),
@@ -2290,9 +2330,10 @@ def _urdf_suite(run: _Runner, path: Path, expect: _Expect | None) -> None:
             run.run("kinematics.urdf", path, lambda: _compare_kinematics(expect.joints, _urdf_kinematics(model), cfg))
         else:
             run.skip("kinematics.urdf", path, "not run: the URDF does not form one tree")
+    return model
 
 
-def _mjcf_suite(run: _Runner, path: Path, expect: _Expect | None) -> None:
+def _mjcf_suite(run: _Runner, path: Path, expect: _Expect | None) -> Any:
     cfg = run.config
     doc: _Mjcf | None = run.run("mjcf.parse", path, lambda: _mjcf_parse_check(path))
     if doc is None:
@@ -2301,7 +2342,7 @@ def _mjcf_suite(run: _Runner, path: Path, expect: _Expect | None) -> None:
             run.skip(name, path, "not run: the MJCF could not be parsed")
         if expect is not None:
             run.skip("kinematics.mjcf", path, "not run: the MJCF could not be parsed")
-        return
+        return None
     run.run("mjcf.files", path, lambda: _mjcf_files_check(doc))
     run.run("mjcf.meshes", path, lambda: _mjcf_meshes_check(doc, cfg, expect))
     run.run("mjcf.joints", path, lambda: _mjcf_joints_check(doc))
@@ -2323,6 +2364,7 @@ def _mjcf_suite(run: _Runner, path: Path, expect: _Expect | None) -> None:
                     lambda: _compare_kinematics(expect.joints, _mjcf_kinematics(loaded), cfg, fixed_named=False))
         else:
             run.skip("kinematics.mjcf", path, "not run: the MJCF does not load in MuJoCo")
+    return loaded
 
 
 def _usd_suite(run: _Runner, path: Path, expect: _Expect | None, prefix: str = "usd") -> None:
@@ -2408,6 +2450,7 @@ def _folder_suite(run: _Runner, root: Path, report: ValidationReport) -> None:
         run.run("asset.joints", root / "asset.json", lambda: _asset_joints_check(asset))
         expect = _Expect({p.name for p in asset.parts}, {p.name for p in asset.parts if p.watertight},
                          _asset_kinematics(asset))
+        _functional(report, "asset.json", lambda: functional.check_asset(asset))
     name = None if asset is None else asset.name
     for fmt in FOLDER_FORMATS:
         path = _find_export(root, fmt, name)
@@ -2426,6 +2469,36 @@ def _folder_suite(run: _Runner, root: Path, report: ValidationReport) -> None:
     if report.absent:
         report.notes.append(f"formats absent from the folder: {', '.join(report.absent)} (expected at "
                             + ", ".join(EXPORT_LAYOUT[f].format(name=name or '{name}') for f in report.absent) + ")")
+
+
+def _functional(report: ValidationReport, target: str, fn: Callable[[], functional.FunctionalReport]) -> None:
+    """Run functional checks into their own section of ``report`` (an error there is a failed check)."""
+    start = time.perf_counter()
+    try:
+        found = fn()
+    except Exception as exc:
+        logger.debug("functional checks raised", exc_info=True)
+        report.functional = [Check("functional", "fail", f"functional checks stopped: {type(exc).__name__}: {exc}",
+                                   target=target, seconds=time.perf_counter() - start)]
+        return
+    report.functional = [Check(r.name, r.status, " ".join(r.message.split()), r.numbers, target, r.seconds)
+                         for r in found.results]
+    report.functional_info = {k: v for k, v in found.to_dict().items() if k not in ("checks", "passed")}
+
+
+def _urdf_functional(model: _Urdf) -> functional.FunctionalReport:
+    """The lower bar for a URDF: travel by kind (from link names) and mass share from its inertials."""
+    kin = _urdf_kinematics(model)
+    kids: dict[str | None, list[str]] = {}
+    for j in kin:
+        kids.setdefault(j.parent, []).append(j.child)
+    below: dict[str, list[str]] = {}
+    for j in kin:
+        below[j.child] = stack = [j.child]
+        for n in stack:  # grows while it is walked: every link under the joint's child
+            stack.extend(kids.get(n, []))
+    masses = {n: link.inertial.mass for n, link in model.links.items() if link.inertial is not None}
+    return functional.check_joints([(str(j.name), j.type, j.child, j.lower, j.upper) for j in kin], masses, below)
 
 
 def _asset_load(root: Path) -> _Result:
@@ -2481,10 +2554,16 @@ def validate_path(path: PathType, config: ValidationConfig | None = None) -> Val
             _folder_suite(run, path, report)
         elif kind == "urdf":
             report.present.append("urdf")
-            _urdf_suite(run, path, None)
+            model = _urdf_suite(run, path, None)
+            if model is not None and model.root is not None:
+                _functional(report, path.name, lambda: _urdf_functional(model))
         elif kind == "mjcf":
             report.present.append("mjcf")
-            _mjcf_suite(run, path, None)
+            loaded = _mjcf_suite(run, path, None)
+            if loaded is not None:
+                _functional(report, path.name, lambda: functional.check_joints(
+                    [(j.name or f"joint {i}", j.type, j.child, j.lower, j.upper)
+                     for i, j in enumerate(_mjcf_kinematics(loaded))]))
         elif kind == "usd":
             report.present.append("usd")
             _usd_suite(run, path, None)

@@ -56,7 +56,9 @@ def test_vlm_answer_list_and_asked_answers() -> None:
         return json.dumps({"type": "fixed"})
 
     listed = [{"part": "door", "type": "prismatic", "axis": idx, "direction": sign}]
-    pred = articulate(small_cabinet(), reasoner=VLMReasoner(listed, ask=ask), config=FAST)
+    # the answer is used as given (the functional checks, which fuse a door sliding upward, are off)
+    pred = articulate(small_cabinet(), reasoner=VLMReasoner(listed, ask=ask),
+                      config=dataclasses.replace(FAST, functional=False))
     assert pred.joint_to("door").type == "prismatic"
     assert pred.joint_to("door_handle").type == "fixed"
     assert len(prompts) == 1 and "door_handle" in prompts[0] and '"candidates"' in prompts[0]
