@@ -10,7 +10,8 @@
    says so). An object with a planned size is then scaled uniformly towards it (meshes, hulls, joint origins,
    prismatic limits; inertials are recomputed);
 3. **layout** (``seed3d.scene.solve``) on each object's real geometry (part boxes, door and drawer sweeps,
-   support surface);
+   support surface); an object it cannot place is left out (with what stands on it) and the search runs again,
+   unless ``allow_missing=False``;
 4. with ``out``: **physics** (``seed3d.physics.prepare``: collision hulls, inertials), the scene folder
    (``scene.json`` + ``assets/{name}/``), the URDF / MJCF / USD scene (``seed3d.scene.export``), ``plan.json``,
    ``layout.json``, ``plan.png`` (top-down plan), ``overview.png`` (render), the physics check
@@ -18,6 +19,9 @@
    and ``report.json``; the folder is written atomically;
 5. **checks** (``seed3d.scene.checks``): collisions, bounds, support, relations, navigability and articulated
    clearance measured on the final meshes.
+
+``report["omissions"]`` lists every noun of the text that was left out or built as a stand-in, and every object
+the layout left out, each with its reason (``seed3d.scene.omissions``).
 
 Scene frame: the floor is centred on the origin (``scene.metadata["room_frame"] == "centred"``).
 """
@@ -40,8 +44,24 @@ import numpy as np
 
 from seed3d.asset import Asset, Mesh, Scene, SceneObject, atomic_dir, atomic_file
 from seed3d.errors import InvalidInputError
-from seed3d.scene.plan import FIXED_CATEGORIES, Instance, LayoutPlan, Planner, plan_scene
-from seed3d.scene.solve import Layout, ObjectGeometry, SolverConfig, solve
+from seed3d.scene.omissions import (
+    LEFT_OUT,
+    MissingObjectsError,
+    entry,
+    left_out,
+    missing_message,
+    plan_omissions,
+)
+from seed3d.scene.plan import (
+    FIXED_CATEGORIES,
+    OBJECT_RELATIONS,
+    Instance,
+    LayoutPlan,
+    Planner,
+    Relation,
+    plan_scene,
+)
+from seed3d.scene.solve import Layout, LayoutError, ObjectGeometry, SolverConfig, solve
 from seed3d.typed import PathType, ProgressCallback
 
 logger = logging.getLogger(__name__)
@@ -317,9 +337,14 @@ def build_object(inst: Instance, index: int, scene_seed: int, config: ComposeCon
 
 def compose_scene(plan: LayoutPlan, seed: int = 0, out: PathType | None = None,
                   progress: ProgressCallback | None = None, config: ComposeConfig | None = None,
-                  overwrite: bool = False) -> SceneResult:
-    """Objects, layout and (with ``out``) the written, checked scene folder for a plan; see the module doc."""
+                  overwrite: bool = False, allow_missing: bool = True) -> SceneResult:
+    """Objects, layout and (with ``out``) the written, checked scene folder for a plan; see the module doc.
+
+    ``allow_missing``: an object the layout cannot place (and what stands on it) is left out and the layout
+    searched again, at most ``MAX_DROP_ROUNDS`` times; without it the ``LayoutError`` is raised. Either way
+    ``report["omissions"]`` lists what the scene left out or built as a stand-in (``seed3d.scene.omissions``)."""
     cfg = config or ComposeConfig()
+    omissions = plan_omissions(plan)
     report_progress = progress or (lambda f, m: None)
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
@@ -339,8 +364,32 @@ def compose_scene(plan: LayoutPlan, seed: int = 0, out: PathType | None = None,
     timings["objects"] = time.perf_counter() - t0
     t = time.perf_counter()
     geoms = {n: ObjectGeometry.from_asset(a) for n, a in assets.items()}
-    layout = solve(plan, geoms, seed=seed, config=cfg.solver,
-                   progress=lambda f, m: report_progress(0.2 + 0.25 * f, m))
+    rounds = 0
+    reached = [0.2]
+
+    def layout_progress(f: float, m: str) -> None:
+        reached[0] = max(reached[0], 0.2 + 0.25 * f)  # a search after leaving something out does not go back
+        report_progress(reached[0], m)
+
+    while True:
+        try:
+            layout = solve(plan, geoms, seed=seed, config=cfg.solver, progress=layout_progress)
+            break
+        except LayoutError as exc:
+            if not allow_missing or not exc.objects or rounds >= MAX_DROP_ROUNDS:
+                raise
+            rounds += 1
+            plan, renamed, dropped = without_instances(plan, exc.objects)
+            if not renamed:
+                raise
+            logger.info("left out %s and searched the layout again", ", ".join(dropped))
+            for name, why in dropped.items():
+                g = next(i.group for i in instances if i.name == name)
+                omissions.append(entry(g.noun or g.category.replace("_", " "), LEFT_OUT, why, objects=[name]))
+            assets = {new: _renamed(assets[old], new) for old, new in renamed.items()}
+            records = {new: {**records[old], "name": new} for old, new in renamed.items()}
+            geoms = {new: geoms[old] for old, new in renamed.items()}
+            instances = plan.instances()
     timings["layout"] = time.perf_counter() - t
     # fixed to the world only when standing on the floor or a wall: a tap on a free-standing cabinet moves with it
     fixed = {inst.name for inst in instances if (inst.group.fixed or inst.category in FIXED_CATEGORIES)
@@ -363,7 +412,7 @@ def compose_scene(plan: LayoutPlan, seed: int = 0, out: PathType | None = None,
         "relations": [r.to_dict() for r in plan.relations],
         "unmet": list(layout.unmet), "relaxed": list(layout.relaxed),
         "notes": list(plan.notes) + [f"{r['name']}: {n}" for r in records.values() for n in r["notes"]],
-        "rejected": list(plan.rejected), "layout": layout.to_dict(),
+        "rejected": list(plan.rejected), "omissions": omissions, "layout": layout.to_dict(),
     }
     paths: dict[str, Path] = {}
     if out is not None:
@@ -378,6 +427,51 @@ def compose_scene(plan: LayoutPlan, seed: int = 0, out: PathType | None = None,
     report["timings"] = {k: round(v, 3) for k, v in timings.items()}
     report_progress(1.0, "scene ready")
     return SceneResult(plan, scene, layout, report, paths)
+
+
+#: How many times ``compose_scene`` leaves out what the layout could not place and searches again.
+MAX_DROP_ROUNDS = 4
+
+
+def without_instances(plan: LayoutPlan, drop: dict[str, str]) -> tuple[LayoutPlan, dict[str, str], dict[str, str]]:
+    """The plan without the instances in ``drop`` (instance → why) and those standing on them.
+
+    Returns (the new plan, old → new name of every instance kept, instance → why of every one left out); a
+    group keeps its survivors in order (``chair_1``, ``chair_3`` become ``chair_1``, ``chair_2``), a group with
+    none left goes, and so do the relations that name it."""
+    gone = dict(drop)
+    supports = plan.supports()
+    changed = True
+    while changed:  # what stands on a left-out object goes with it
+        changed = False
+        for name, support in supports.items():
+            if support in gone and name not in gone:
+                gone[name] = f"stood on {support}, which was left out"
+                changed = True
+    groups, renamed = [], {}
+    for g in plan.objects:
+        keep = [n for n in g.instance_names() if n not in gone]
+        if not keep:
+            continue
+        ng = dataclasses.replace(g, count=len(keep), attributes=dict(g.attributes))
+        renamed.update(zip(keep, ng.instance_names(), strict=True))
+        groups.append(ng)
+    ids = {g.id for g in groups}
+    rels = [Relation(r.type, r.subject, r.target, r.source) for r in plan.relations
+            if r.subject in ids and (r.type not in OBJECT_RELATIONS or r.target in ids)]
+    new = LayoutPlan(plan.text, dataclasses.replace(plan.room), groups, rels, plan.planner, list(plan.notes),
+                     [dict(r) for r in plan.rejected])
+    return (new.validate() if groups else new), renamed, gone
+
+
+def _renamed(asset: Asset, name: str) -> Asset:
+    """The asset under its new instance name."""
+    if asset.name == name:
+        return asset
+    out = dataclasses.replace(asset, name=name)
+    out.metadata = dict(asset.metadata)
+    out.metadata["scene"] = {**dict(out.metadata.get("scene") or {}), "instance": name}
+    return out
 
 
 def _support_depth(name: str, supports: dict[str, str]) -> int:
@@ -484,14 +578,17 @@ def _json_default(obj: Any) -> Any:
 def generate_scene(text: str, room_size: tuple[float, ...] | None = None, seed: int = 0,
                    out: PathType | None = None, progress: ProgressCallback | None = None,
                    planner: Planner | str | None = None, config: ComposeConfig | None = None,
-                   overwrite: bool = False) -> SceneResult:
+                   overwrite: bool = False, allow_missing: bool = True) -> SceneResult:
     """Plan, build, lay out and (with ``out``) write and check a scene described by ``text``.
 
     ``room_size`` = (width, depth[, height]) in meters overrides the planned room; ``planner`` is 'rules'
     (default, offline), 'llm' (an OpenAI-compatible endpoint, see ``LLMPlanner.from_env``) or a ``Planner``.
-    ``progress(fraction, message)`` is called as the work advances. Raises ``PlanError`` (nothing to build),
-    ``LayoutError`` (the objects do not fit) or ``InvalidInputError`` (bad arguments; ``out`` exists without
-    ``overwrite``).
+    ``progress(fraction, message)`` is called as the work advances. ``report["omissions"]`` lists what the
+    scene left out or built as a stand-in, with the reason; ``allow_missing=False`` raises
+    ``MissingObjectsError`` right after planning when the text names an object Seed3D cannot build, and the
+    ``LayoutError`` when one cannot be placed (with it, such objects are left out and listed). Raises
+    ``PlanError`` (nothing to build), ``LayoutError`` (the objects do not fit) or ``InvalidInputError`` (bad
+    arguments; ``out`` exists without ``overwrite``).
     """
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InvalidInputError(f"seed must be a non-negative integer, got {seed!r}")
@@ -502,10 +599,14 @@ def generate_scene(text: str, room_size: tuple[float, ...] | None = None, seed: 
     t = time.perf_counter()
     plan = plan_scene(text, room_size, planner)
     planned = time.perf_counter() - t
-    result = compose_scene(plan, seed, out, report, config, overwrite)
+    if not allow_missing:
+        omissions = plan_omissions(plan)
+        if left_out(omissions):
+            raise MissingObjectsError(missing_message(omissions), omissions)
+    result = compose_scene(plan, seed, out, report, config, overwrite, allow_missing)
     result.report.setdefault("timings", {})["plan"] = round(planned, 3)
     return result
 
 
-__all__ = ["ComposeConfig", "SceneResult", "build_object", "compose_scene", "derive_seed", "generate_scene",
-           "repaint", "scale_asset"]
+__all__ = ["MAX_DROP_ROUNDS", "ComposeConfig", "SceneResult", "build_object", "compose_scene", "derive_seed",
+           "generate_scene", "repaint", "scale_asset", "without_instances"]

@@ -67,7 +67,15 @@ ROW_YAW = math.radians(5.0)
 
 
 class LayoutError(InvalidInputError):
-    """The objects cannot be laid out in the room; the message says what did not fit and why."""
+    """The objects cannot be laid out in the room; the message says what did not fit and why.
+
+    ``objects`` names the instances the failure is down to (instance → why), when it is down to some: an object
+    taller or larger than the room, one that does not fit on its support, the one the search found no place
+    for. Empty when the request as a whole cannot fit (floor area, wall length)."""
+
+    def __init__(self, message: str, objects: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.objects: dict[str, str] = dict(objects or {})
 
 
 # --------------------------------------------------------------------------------------------- geometry
@@ -1171,14 +1179,17 @@ def feasibility(objs: list[_Obj], room: tuple[float, float, float], cfg: SolverC
     """Refuse requests that cannot fit before searching: object sizes, floor area, wall length, tops."""
     W, D, H = room
     problems = []
+    culprits: dict[str, str] = {}
     for o in objs:
         e = o.geom.extent
         if e[2] > H:
             problems.append(f"{o.name} is {e[2]:.2f} m tall but the room is {H:.2f} m high")
+            culprits.setdefault(o.name, f"{e[2]:.2f} m tall, taller than the {H:.2f} m room")
         if min(e[0], e[1]) > min(W, D) or max(e[0], e[1]) > max(W, D):
             problems.append(f"{o.name} ({e[0]:.2f} × {e[1]:.2f} m) is larger than the {W:.2f} × {D:.2f} m room")
+            culprits.setdefault(o.name, f"{e[0]:.2f} × {e[1]:.2f} m, larger than the {W:.2f} × {D:.2f} m room")
     if problems:
-        raise LayoutError("cannot lay out the scene: " + "; ".join(problems[:6]))
+        raise LayoutError("cannot lay out the scene: " + "; ".join(problems[:6]), culprits)
     floor = [o for o in objs if o.support is None and o.under is None]
     need = sum((o.geom.extent[0] + cfg.clearance) * (o.geom.extent[1] + cfg.clearance) for o in floor)
     have = W * D * cfg.max_fill
@@ -1213,20 +1224,24 @@ def feasibility(objs: list[_Obj], room: tuple[float, float, float], cfg: SolverC
     for sup, items in carried.items():
         poly = by[sup].geom.support
         if poly is None:
-            raise LayoutError(f"{', '.join(o.name for o in items)} cannot stand on {sup}: it has no flat top")
+            raise LayoutError(f"{', '.join(o.name for o in items)} cannot stand on {sup}: it has no flat top",
+                              {o.name: f"cannot stand on {sup}: it has no flat top" for o in items})
         x, y = poly[:, 0], poly[:, 1]
         area = 0.5 * abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
         need = sum(o.geom.footprint_area for o in items)
         if need > area:
+            biggest = max(items, key=lambda o: o.geom.footprint_area)  # leaving it out frees the most room
             raise LayoutError(f"{', '.join(o.name for o in items)} need {need:.2f} m² but the top of {sup} is "
-                              f"{area:.2f} m²")
+                              f"{area:.2f} m²", {biggest.name: f"no room left on the top of {sup} ({need:.2f} m² "
+                                                               f"asked of its {area:.2f} m²)"})
         for o in items:
             if not fits_on(o.geom, poly):
                 e = o.geom.extent
                 span = poly.max(axis=0) - poly.min(axis=0)
                 how = "facing the front" if o.geom.openable else "in any orientation"
-                raise LayoutError(f"{o.name} ({e[0]:.2f} × {e[1]:.2f} m) does not fit on the top of {sup} "
-                                  f"({span[0]:.2f} × {span[1]:.2f} m) {how}")
+                top = f"the top of {sup} ({span[0]:.2f} × {span[1]:.2f} m) {how}"
+                raise LayoutError(f"{o.name} ({e[0]:.2f} × {e[1]:.2f} m) does not fit on {top}",
+                                  {o.name: f"{e[0]:.2f} × {e[1]:.2f} m, does not fit on {top}"})
 
 
 def fits_on(geom: ObjectGeometry, poly: FloatArray, step: float = 0.01, yaws: tuple[float, ...] | None = None,
@@ -1332,9 +1347,12 @@ def solve(plan: Any, geometries: dict[str, ObjectGeometry], seed: int = 0, confi
         return layout
     assert last is not None or not passes
     detail = ""
+    culprits: dict[str, str] = {}
     if last is not None and last.deepest_fail is not None:
         name, reasons = last.deepest_fail
         top = sorted(reasons.items(), key=lambda kv: -kv[1])[:4]
+        culprits[name] = "the layout search found no place for it" + (
+            ": " + ", ".join(f"{k} ({v} poses)" for k, v in top) if top else "")
         detail = f"; {name} found no place: " + ", ".join(f"{k} ({v} poses)" for k, v in top) if top else \
             f"; {name} found no place"
         unplaced = [n for n in last.order if n not in last.deepest_placed]
@@ -1342,7 +1360,7 @@ def solve(plan: Any, geometries: dict[str, ObjectGeometry], seed: int = 0, confi
             detail += f" (unplaced: {', '.join(unplaced[:8])}{' …' if len(unplaced) > 8 else ''})"
     spent = time.perf_counter() - start
     raise LayoutError(f"no layout found for {len(objs)} objects in the {room[0]:.2f} × {room[1]:.2f} m room "
-                      f"after {spent:.1f} s{(' (' + why + ')') if why else ''}{detail}")
+                      f"after {spent:.1f} s{(' (' + why + ')') if why else ''}{detail}", culprits)
 
 
 def unmet_constraints(solver: _Solver) -> list[str]:
