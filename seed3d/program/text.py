@@ -46,7 +46,7 @@ COUNT_NOUNS: dict[str, str] = {
 PHRASES: dict[str, tuple[tuple[str, dict[str, Any]], ...]] = {
     "chair": ((r"on (?:wheels|castors|casters)|swivel|rolling|office|desk chair|computer chair|gaming",
                {"kind": "office"}), (r"armchair|with arms|armrests?", {"arms": True}),
-              (r"cushion(?:ed)?|padded", {"cushion": True})),
+              (r"cushion(?:ed)?|padded", {"cushion": True}), (r"[a-z]+-legged|legs", {"kind": "dining"})),
     "stool": ((r"bar stool|swivel|spinning", {"swivel": True}),),
     "table": ((r"coffee table|low table", {"kind": "coffee"}), (r"side table|end table|bedside", {"kind": "side"}),
               (r"dining|kitchen table", {"kind": "dining"}), (r"round|circular", {"shape": "round"}),
@@ -56,7 +56,8 @@ PHRASES: dict[str, tuple[tuple[str, dict[str, Any]], ...]] = {
     "refrigerator": ((r"side[- ]by[- ]side|american", {"layout": "side_by_side"}),
                      (r"bottom freezer|freezer (?:at the )?bottom", {"layout": "bottom_freezer"}),
                      (r"top freezer|freezer (?:at the )?top|freezer on top", {"layout": "top_freezer"}),
-                     (r"single[- ]door|one door|larder", {"layout": "single"})),
+                     (r"single[- ]door|larder", {"layout": "single"}),
+                     (r"freezer drawer|drawer freezer", {"drawers": 1})),
     "trash_can": ((r"pedal|step[- ]on", {"lid": "pedal"}),
                   (r"flip[- ]?(?:top|lid)|swing lid|with (?:a |an )?(?:\w+ )?lid|lidded", {"lid": "flip"}),
                   (r"open[- ]top|no lid|without (?:a )?lid|lidless", {"lid": "none"})),
@@ -184,6 +185,8 @@ def _find_nouns(text: str, vocab: dict[str, str]) -> list[tuple[int, int, str, s
         for i in range(len(words) - n + 1):
             phrase = " ".join(w for _, _, w in words[i:i + n])
             key = singular(phrase)
+            if key not in vocab and n > 1 and singular(phrase.replace(" ", "-")) in vocab:
+                key = singular(phrase.replace(" ", "-"))  # "fridge freezer" is the "fridge-freezer"
             if key in vocab:
                 s, e = words[i][0], words[i + n - 1][1]
                 if not any(s < he and hs < e for hs, he, _, _ in hits):
@@ -203,7 +206,10 @@ def _category(text: str, mapper: NounMapper | None) -> tuple[str | None, str, fl
     head = [h for h in hits if h[1] <= max(head_end, 0)]
     # part nouns outside the head clause ("with two doors", "a shelf") are parts, not objects
     hits = [h for h in hits if h in head or (h[2] not in COUNT_NOUNS and h[2] not in FINISH_ROLES)]
-    pick = head[-1] if head else (hits[0] if hits else None)
+    head_words = [w for w in re.findall(r"[a-z][a-z'-]*", text[:head_end]) if w not in _STOP
+                  and w not in COUNT_WORDS and w not in SIZE_WORDS]
+    # with no known noun in a head clause that names something, a noun after "with" is a part or an accessory
+    pick = head[-1] if head else (hits[0] if hits and not head_words else None)
     if pick is not None:
         others = sorted({h[3] for h in hits if h is not pick and h[3] != pick[3]})
         if others:
@@ -214,8 +220,8 @@ def _category(text: str, mapper: NounMapper | None) -> tuple[str | None, str, fl
             notes.append(f"a {pick[2]} is not built: the nearest category, {pick[3]}, only stands in for it")
             return pick[3], pick[2], 0.5, how, notes
         return pick[3], pick[2], 1.0 if how == "exact" else 0.9, how, notes
-    # no known noun: the head clause's last word, by embedding
-    head_words = [w for w in re.findall(r"[a-z][a-z'-]*", text[:head_end] or text) if w not in _STOP]
+    # no known noun: the head clause's last words, by embedding
+    head_words = head_words or [w for w in re.findall(r"[a-z][a-z'-]*", text) if w not in _STOP]
     if not head_words:
         return None, "", 0.0, "none", ["no object noun in the text"]
     noun = " ".join(head_words[-2:])
@@ -288,9 +294,7 @@ def _phrases(prog: Program, t: _Text, params: dict[str, Any]) -> None:
     """The category's own phrases (``PHRASES``)."""
     for pattern, values in PHRASES.get(prog.category or "", ()):
         for m in re.finditer(r"\b(?:" + pattern + r")\b", t.text):
-            if not t.free(m.start(), m.end()) and m.group(0) not in prog.noun:
-                continue
-            ok = False
+            ok = False  # a phrase may reuse words a count took ("three-legged": legs=3 and a dining chair)
             for name, value in values.items():
                 if name not in params:
                     ok = _set(prog, params, name, value, m.group(0)) or ok
@@ -320,10 +324,9 @@ def _counts(prog: Program, t: _Text, params: dict[str, Any]) -> None:
                     break
         if target not in cat.params and noun in ("handle", "knob", "button", "dial") and n == 1:
             continue  # "a brass knob": a finish (or nothing) where the category counts none
-        if _set(prog, params, target, n, m.group(0)):
-            t.claim(m.start(), m.end())
-        else:
-            t.claim(m.start(), m.end())
+        _set(prog, params, target, n, m.group(0))
+        t.claim(m.start(1), m.end(1))  # the words between stay free: "four chrome legs" names a finish too
+        t.claim(m.start(2), m.end())
 
 
 def _choices(prog: Program, t: _Text, params: dict[str, Any]) -> None:
@@ -421,7 +424,8 @@ def _finishes(prog: Program, t: _Text, params: dict[str, Any], seed: int) -> Non
         colour, material, role = m.group(1), m.group(2), m.group(3)
         if colour in MATERIALS and material is None:  # "brass", "oak", "stainless steel": materials first
             colour, material = None, colour
-        if not (colour or material) or not t.free(m.start(), m.end()):
+        words_end = max(m.end(1), m.end(2))  # the colour and material words (-1 for a group not matched)
+        if not (colour or material) or not t.free(m.start(), words_end):
             continue
         if role and (role == prog.noun or singular(prog.noun).endswith(role)):
             role = None  # "an oak door" on a door: the object itself
@@ -444,7 +448,9 @@ def _finishes(prog: Program, t: _Text, params: dict[str, Any], seed: int) -> Non
                 k for k in _PAINTABLE if k not in ("glass", "fabric")]
             value = f"{kinds[0]}:{colour}"
         if _set(prog, params, target, value, m.group(0).strip()):
-            t.claim(m.start(), m.end())
+            t.claim(m.start(), words_end)
+            if role:
+                t.claim(m.start(3), m.end())
             for flag_name, flag_value in _ROLE_FLAGS.get(target, {}).items():
                 allowed = cat.params.get(flag_name)
                 if allowed is not None and flag_name not in params and (
@@ -504,8 +510,8 @@ def parse_text(text: str, mapper: NounMapper | None = None, seed: int = 0, embed
         break
     params: dict[str, Any] = {}
     _sizes(prog, t, params)
-    _phrases(prog, t, params)
     _counts(prog, t, params)
+    _phrases(prog, t, params)
     _negations(prog, t, params)
     _finishes(prog, t, params, seed)
     _choices(prog, t, params)
