@@ -47,16 +47,16 @@ def _formats(text: str) -> tuple[str, ...]:
     return names
 
 
-def _write_sim_ready(asset: Any, out: Path, formats: Sequence[str], overwrite: bool, physics: Any = None
-                     ) -> dict[str, Path]:
+def _write_sim_ready(asset: Any, out: Path, formats: Sequence[str], overwrite: bool, physics: Any = None,
+                     preview: bool = False) -> dict[str, Path]:
     """Make ``asset`` sim-ready (hulls, inertials; ``physics`` settings, default the library's), save it as an
     asset folder at ``out`` and export beside it (``seed3d.pipeline.finish_asset``, the same path ``seed3d
-    generate`` takes, without validation and preview)."""
+    generate`` takes, without validation; with the turntable preview when ``preview``)."""
     from seed3d.pipeline import finish_asset
 
     update, close = _progress_bar(asset.name)
     try:
-        summary = finish_asset(asset, out, formats=tuple(formats), physics=physics, validate=False, preview=False,
+        summary = finish_asset(asset, out, formats=tuple(formats), physics=physics, validate=False, preview=preview,
                                overwrite=overwrite, keep_existing=overwrite,
                                progress=lambda stage, f, m: update((0.5 * f) if stage == "physics" else
                                                                    (0.5 + 0.5 * f), m))
@@ -104,10 +104,18 @@ def cmd_synth(args: argparse.Namespace) -> int:
         for name in synth.list_categories():
             print(synth.CATEGORIES[name].summary())
         return 0
+    if args.params:
+        if not args.category:
+            raise Seed3DError("give a CATEGORY to list its parameters")
+        if args.category not in synth.CATEGORIES:
+            synth.generate(args.category)  # the error that lists the categories
+        print(synth.CATEGORIES[args.category].help())
+        return 0
     if not args.category or not args.output:
         raise Seed3DError("give a CATEGORY and -o DIR (or --list to see the categories)")
-    asset = synth.generate(args.category, seed=args.seed)
-    _print_written(_write_sim_ready(asset, Path(args.output), args.formats, overwrite=args.overwrite))
+    asset = synth.generate(args.category, seed=args.seed, params=_params(args.param))
+    written = _write_sim_ready(asset, Path(args.output), args.formats, overwrite=args.overwrite, preview=True)
+    _print_written(written)
     return 0
 
 
@@ -153,6 +161,9 @@ TRAINERS: dict[str, tuple[str, str, str, str]] = {
                         "--init-from a stage-2 model) to carry the shipped VAE's latent of each shape's coarse "
                         "surface (its true grid's, or with --coarse-from stage1 the grid stage 1 samples from its "
                         "condition), noised, to the shape's own latent at the same voxels."),
+    "program-image": ("seed3d.program.image", "ProgramImageTrainConfig", "train_program_image",
+                      "Train (or resume) the image -> program network (category, door / drawer / lid counts, "
+                      "proportions) on renders of the procedural categories (--build renders them first)."),
     "pbr": ("seed3d.pbr.train", "PBRTrainConfig", "train_pbr",
             "Train (or resume) the multi-view PBR generator (albedo + metallic-roughness, MoE) and the material "
             "tagger on a built data set's rig views."),
@@ -194,6 +205,16 @@ def cmd_train(args: argparse.Namespace) -> int:
             raise Seed3DError("--tagger-only needs --init-from: the model folder whose generator is kept")
         options["steps"] = 0  # the generator is copied from --init-from; only the tagger's run trains
     config = getattr(mod, config_name)(**options)
+    if getattr(args, "build", False):
+        from seed3d.program.image_data import build_program_data
+
+        for split in ("train", "test"):
+            update, close = _progress_bar(f"data {split}")
+            try:
+                manifest = build_program_data(args.data, split, progress=update)
+            finally:
+                close()
+            print(f"data {split}: {manifest['samples']} objects, {len(manifest['failures'])} failed seed(s)")
     update, close = _progress_bar(args.train_command)
     try:
         final = getattr(mod, fn_name)(args.data, args.out or f"runs/{args.train_command}", config, progress=update)
@@ -247,7 +268,8 @@ def _job_spec(args: argparse.Namespace) -> Any:
               if not (args.no_texture and s == "texture") and not (args.no_articulation and s == "articulation")]
     spec = JobSpec(text=args.text, image=args.image, seed=args.seed, stages=tuple(stages), target_faces=args.faces,
                    texture_size=args.texture_size, steps=args.steps, guidance=args.guidance,
-                   resolution=args.resolution, formats=args.formats, name=args.name, category=args.category)
+                   resolution=args.resolution, formats=args.formats, name=args.name, category=args.category,
+                   generator=args.generator, params=_params(args.param) or None)
     spec.check()  # refuse a file that is not an image before loading any model
     return spec
 
@@ -263,7 +285,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if out.exists() and not args.overwrite:
         raise Seed3DError(f"{out} exists (use --overwrite to replace it)")
     pipe = Seed3DPipeline.from_pretrained(args.weights, device=args.device, low_memory=args.low_memory)
-    report, close = _stage_progress("generate", [*spec.stages, *POST_STAGES])
+    report, close = _stage_progress("generate", ["program", *spec.stages, *POST_STAGES])
     try:
         summary = run_job(spec, out, pipe=pipe, device=args.device, progress=report, overwrite=args.overwrite)
     finally:
@@ -274,7 +296,36 @@ def cmd_generate(args: argparse.Namespace) -> int:
     timings = summary["timings"]
     print(f"{summary['parts']} part(s), {summary['joints']} joint(s) ({summary['movable_joints']} movable); "
           + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items()))
+    _print_generator(summary.get("generator", {}))
     return 0 if summary["valid"] else 1
+
+
+def _print_generator(doc: dict[str, Any]) -> None:
+    """Which path made the object and why; for a program, its category, parameters and what was not placed."""
+    if not doc:
+        return
+    print(f"generator: {doc.get('path')} ({doc.get('why')})")
+    prog = doc.get("program")
+    if prog:
+        given = set(prog.get("given", []))
+        shown = ", ".join(f"{k}={v}" for k, v in prog.get("params", {}).items() if k in given)
+        print(f"program: {prog['category']} [{shown}]  (every parameter in asset.json; rerun with --param NAME=VALUE)")
+        for line in prog.get("unplaced", []):
+            print(f"  not placed: {line}")
+        for line in prog.get("notes", []):
+            print(f"  note: {line}")
+
+
+def _params(items: Sequence[str] | None) -> dict[str, Any]:
+    """``--param NAME=VALUE`` options as a dict (values stay text: the category checks and converts them)."""
+    out: dict[str, Any] = {}
+    for item in items or ():
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise Seed3DError(f"--param takes NAME=VALUE, got {item!r}")
+        value = value.strip()
+        out[name.strip()] = [v.strip() for v in value.split(",")] if "," in value else value
+    return out
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
@@ -377,17 +428,36 @@ def cmd_texture(args: argparse.Namespace) -> int:
 
 def cmd_scene(args: argparse.Namespace) -> int:
     """Plan, lay out and assemble a sim-ready scene from a sentence (URDF, MJCF, USD, plan image, overview)."""
-    from seed3d.scene import generate_scene
+    from seed3d.scene import LayoutError, MissingObjectsError, generate_scene
+    from seed3d.scene.omissions import LEFT_OUT, describe, entry
 
     update, close = _progress_bar("scene")
     try:
         result = generate_scene(args.text, room_size=args.room_size, seed=args.seed, out=args.output,
-                                progress=update, planner=args.planner, overwrite=args.overwrite)
+                                progress=update, planner=args.planner, overwrite=args.overwrite,
+                                allow_missing=args.allow_missing)
+    except MissingObjectsError as exc:  # the sentence named what cannot be built: say what, build nothing
+        close()  # (closing twice is harmless)
+        for item in exc.omissions:
+            print(describe(item))
+        print(f"seed3d scene: error: {exc}", file=sys.stderr)
+        return 1
+    except LayoutError as exc:
+        if not exc.objects:  # the request as a whole does not fit: an error
+            raise
+        close()
+        for name, why in exc.objects.items():
+            print(describe(entry(name, LEFT_OUT, why)))
+        print(f"seed3d scene: error: {exc}; pass --allow-missing to build the scene without "
+              f"{'it' if len(exc.objects) == 1 else 'them'}", file=sys.stderr)
+        return 1
     finally:
         close()
     _print_written({k: Path(v) for k, v in result.paths.items()})
     for item in result.report.get("unmet") or []:
         print(f"unmet  {item}")
+    for item in result.report.get("omissions") or []:
+        print(describe(item))
     return 0
 
 
@@ -426,6 +496,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("synth", help=cmd_synth.__doc__, description=cmd_synth.__doc__)
     p.add_argument("category", nargs="?", help="object category (see --list)")
     p.add_argument("--list", action="store_true", help="print one category per line with its parameters")
+    p.add_argument("--params", action="store_true", help="print CATEGORY's parameters: ranges and what each means")
+    p.add_argument("--param", action="append", metavar="NAME=VALUE",
+                   help="set a parameter (repeatable; see --params), e.g. --param doors=2 --param "
+                        "body_finish=wood:oak; a per-item one takes a list: --param hinge=left,right")
     p.add_argument("--seed", type=_non_negative, default=0, help="random seed (same category and seed: same asset)")
     p.add_argument("-o", "--output", help="output asset folder")
     p.add_argument("--formats", type=_formats, default="glb,urdf,mjcf,usd",
@@ -441,6 +515,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="rules: offline parser (default); llm: an OpenAI-compatible endpoint (see docs)")
     p.add_argument("-o", "--output", required=True, help="output scene folder")
     p.add_argument("--overwrite", action="store_true", help="replace an existing output folder")
+    p.add_argument("--allow-missing", action="store_true",
+                   help="build the scene without the objects the sentence names that Seed3D cannot build or place "
+                        "(they are listed either way; without this flag the command stops and exits 1)")
     p.set_defaults(func=cmd_scene)
 
     p = sub.add_parser("articulate", help=cmd_articulate.__doc__, description=cmd_articulate.__doc__ + (
@@ -498,6 +575,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--texture-size", type=_positive, default=1024,
                    help="texture side for the whole asset, up to 2048 (default 1024)")
     p.add_argument("--category", help="category whose typical size applies when the text gives none")
+    p.add_argument("--generator", default="auto", choices=("auto", "program", "learned"),
+                   help="program: infer the object's program from the text and build it (exact parts and joints); "
+                        "learned: the geometry flow; auto (default): the program when the text names a known "
+                        "object, else the learned path")
+    p.add_argument("--param", action="append", metavar="NAME=VALUE",
+                   help="override a program parameter (repeatable; `seed3d synth CATEGORY --params` lists them)")
     p.add_argument("--name", help="asset name (default: from the text, else the image file name)")
     p.add_argument("--weights", metavar="DIR", help="weights folder with pipeline.json (default: shipped)")
     p.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="device (default cpu)")
@@ -566,7 +649,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=lambda _args, _p=p: _p.print_help() or 2)
     for name, (_, _, _, about) in TRAINERS.items():
         t = sub_train.add_parser(name, help=about, description=about)
-        t.add_argument("--data", default="data/synth", metavar="DIR", help="built data set (default data/synth)")
+        data_dir = "data/program" if name == "program-image" else "data/synth"
+        t.add_argument("--data", default=data_dir, metavar="DIR", help=f"built data set (default {data_dir})")
         t.add_argument("--out", metavar="DIR",
                        help=f"run folder: checkpoint.pt, log.jsonl, model/ (default runs/{name})")
         t.add_argument("--steps", type=_positive, help="optimiser steps (default: the model's training config)")
@@ -604,6 +688,9 @@ def build_parser() -> argparse.ArgumentParser:
             t.add_argument("--model-option", action="append", metavar="KEY=VALUE",
                            help=f"set a field of the model config, e.g. {example} (repeatable; the rest as the "
                                 "training config has them)")
+        if name == "program-image":
+            t.add_argument("--build", action="store_true",
+                           help="render the train and test views into --data first (resumes a stopped build)")
         if name == "pbr":
             t.add_argument("--tagger-only", action="store_true",
                            help="train only the material tagger (from --init-from's); keep --init-from's generator")

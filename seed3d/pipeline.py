@@ -120,6 +120,23 @@ def check_generator(generator: str, params: dict[str, Any] | None) -> None:
         raise InvalidInputError("params set the program's parameters; they need generator auto or program")
 
 
+def learned_category(text: str | None, category: str | None) -> str | None:
+    """The synth category a learned-path object is of: ``category`` (a name or one of its nouns), else the one
+    the text names by an exact noun (no embedding guess), else None."""
+    from seed3d.program.nouns import vocabulary
+    from seed3d.program.text import parse_text
+    from seed3d.synth import CATEGORIES
+
+    if category:
+        if category in CATEGORIES:
+            return category
+        return vocabulary().get(category.strip().lower())
+    if text:
+        prog = parse_text(text, embed=False)
+        return prog.category if prog.how in ("exact", "alias") and prog.confidence >= PROGRAM_MIN_CONFIDENCE else None
+    return None
+
+
 def normalise_stages(stages: str | Sequence[str]) -> tuple[str, ...]:
     """Stage names in pipeline order with ``geometry`` first (it always runs); unknown names are an error."""
     items = stage_list(stages) if isinstance(stages, str) else tuple(str(s).strip() for s in stages)
@@ -397,6 +414,9 @@ class Seed3DPipeline:
             "options": {"steps": opts.steps, "guidance": opts.guidance, "resolution": opts.resolution,
                         "target_faces": opts.target_faces, "max_parts": opts.max_parts},
             "generator": {"path": "learned", "asked": opts.generator, "why": why}}
+        category = learned_category(text, opts.category)
+        if category:
+            metadata["category"] = category  # what the functional checks hold the joints to
         asset = Asset(name or "generated", [Part("body", shape.mesh, label="body")], [], metadata)
         geometry_detail = {k: round(float(v), 3) for k, v in shape.timings.items()}
         del shape
@@ -507,6 +527,12 @@ class JobSpec:
             self.image = str(self.image) or None
         if self.text is None and self.image is None:
             raise InvalidInputError("a job needs a text, an image or both")
+        if self.generator == "program" and self.text is None:
+            raise NotBuiltError("programs from images alone are not built yet: give a text (the program path reads "
+                                "the object's category and parameters from it) or use generator learned")
+        if self.params and self.image is not None and self.generator == "auto":
+            raise InvalidInputError("params set the program's parameters, but with an image auto takes the learned "
+                                    "path (programs from images are not built yet): use generator program")
         from seed3d.export import FORMATS
 
         formats = stage_list(self.formats) if isinstance(self.formats, str) else tuple(self.formats)

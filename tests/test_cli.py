@@ -87,3 +87,40 @@ def test_scene_command_builds_and_refuses_impossible_rooms(tmp_path: Path) -> No
     assert not (tmp_path / "no").exists()
     proc = run("scene", "a table", "--room-size", "4by3", "-o", str(tmp_path / "bad"))
     assert proc.returncode == 2 and "room size" in proc.stderr
+
+
+def test_scene_says_what_it_left_out(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A noun Seed3D cannot build stops the command (exit 1, nothing written) unless --allow-missing; either way
+    every object left out or built as a stand-in is printed with the reason."""
+    import functools
+
+    import seed3d.scene.compose as compose
+
+    out = tmp_path / "bedroom"
+    assert main(["scene", "a bedroom with a bed, a nightstand with a lamp and a wardrobe", "-o", str(out)]) == 1
+    printed = capsys.readouterr()
+    assert "left out     bed: not an object Seed3D can build" in printed.out
+    assert "--allow-missing" in printed.err and not out.exists()
+    # the scene without physics settle, render and checks: what is printed is under test here
+    monkeypatch.setattr(compose, "ComposeConfig", functools.partial(
+        compose.ComposeConfig, settle=False, render=False, checks=False, formats=("urdf",)))
+    assert main(["scene", "a bedroom with a bed, a sink cabinet and a nightstand with a lamp", "--allow-missing",
+                 "-o", str(out)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("left out     bed: not an object Seed3D can build") for line in lines), lines
+    assert any(line.startswith("substituted  sink cabinet → cabinet: ") for line in lines), lines
+    assert (out / "urdf" / "scene.urdf").is_file()
+    report = json.loads((out / "report.json").read_text())
+    assert [o["noun"] for o in report["omissions"]] == ["bed", "sink cabinet"]
+    # an object the layout cannot place (taller than the room): the same, and what stands on it goes with it
+    low = ["scene", "a bookshelf with a vase on it and a chair", "--room-size", "3x3x1.5", "-o", str(tmp_path / "low")]
+    assert main(low) == 1
+    printed = capsys.readouterr()
+    assert "left out     bookshelf: " in printed.out, printed.out
+    assert "--allow-missing" in printed.err and not (tmp_path / "low").exists()
+    assert main([*low, "--allow-missing"]) == 0
+    out_lines = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("left out     bookshelf: ") and "taller than the 1.50 m room" in line
+               for line in out_lines), out_lines
+    assert "left out     vase: stood on bookshelf, which was left out" in out_lines

@@ -86,8 +86,9 @@ def _check_folder(out: Path, code: int, stages: set[str]) -> dict:
 
 def test_text_makes_a_validated_asset_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "box"
-    code = main(["generate", "--text", "a wooden box 40 cm tall", *FAST, "-o", str(out)])
+    code = main(["generate", "--text", "a wooden box 40 cm tall", "--generator", "learned", *FAST, "-o", str(out)])
     report = _check_folder(out, code, {"geometry", "parts", "texture", "articulation"})
+    assert report["generator"]["path"] == "learned" and report["generator"]["why"] == "asked for the learned path"
     printed = capsys.readouterr().out
     assert "report" in printed and ("PASSED" in printed or "FAILED" in printed)
     asset = Asset.load(out)
@@ -98,6 +99,30 @@ def test_text_makes_a_validated_asset_folder(tmp_path: Path, capsys: pytest.Capt
     assert all(p.material.base_color_map is not None and p.mesh.uv is not None for p in asset.parts)
     verts = np.concatenate([p.mesh.vertices for p in asset.parts])
     assert np.ptp(verts[:, 2]) == pytest.approx(0.40, rel=0.05) and verts[:, 2].min() == pytest.approx(0, abs=0.01)
+
+
+def test_text_takes_the_program_path_by_default(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "cab"
+    code = main(["generate", "--text", "an oak cabinet 90 cm tall with two doors and brass handles", "--formats",
+                 "urdf", "-o", str(out)])
+    assert code == 0
+    report = json.loads((out / "report.json").read_text())
+    gen = report["generator"]
+    assert gen["path"] == "program" and gen["asked"] == "auto" and gen["program"]["category"] == "cabinet"
+    assert gen["program"]["params"]["doors"] == 2 and gen["program"]["params"]["body_finish"] == "wood:oak"
+    asset = Asset.load(out)
+    assert [p.label for p in asset.parts].count("door") == 2
+    assert sum(j.type == "revolute" for j in asset.joints) >= 2
+    assert asset.metadata["attributes"]["size_m"]["height"] == pytest.approx(0.90, rel=0.021)
+    printed = capsys.readouterr().out
+    assert "generator: program" in printed and "doors=2" in printed
+    # the same object with one change
+    again = tmp_path / "cab3"
+    assert main(["generate", "--text", "an oak cabinet 90 cm tall with two doors and brass handles", "--param",
+                 "doors=3", "--formats", "urdf", "-o", str(again)]) == 0
+    assert [p.label for p in Asset.load(again).parts].count("door") == 3
+    assert main(["generate", "--text", "a teapot", "--generator", "program", "-o", str(tmp_path / "t")]) != 0
+    assert not (tmp_path / "t").exists()
 
 
 def test_image_makes_a_validated_asset_folder(tmp_path: Path) -> None:
