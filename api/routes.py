@@ -31,7 +31,7 @@ router = APIRouter()
 _IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 _MULTIPART_LISTS = ("stages", "formats")
 _MULTIPART_FIELDS = ("text", "image", "upload_token", "seed", "stages", "target_faces", "texture_size", "formats",
-                     "steps", "resolution", "guidance")
+                     "steps", "resolution", "guidance", "generator", "params")
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": Problem, "description": about, "content": {"application/problem+json": {}}}
@@ -107,12 +107,22 @@ async def _read_generation(request: Request) -> tuple[GenerationRequest, bytes |
             if value == "":
                 continue
             doc[key] = [v.strip() for v in value.split(",") if v.strip()] if key in _MULTIPART_LISTS else value
+        if isinstance(doc.get("params"), str):
+            doc["params"] = _multipart_params(doc["params"])
         try:
             return GenerationRequest.model_validate(doc), form.files.get("image")
         except ValidationError as exc:
             raise _validation_error(exc) from None
     raise ApiError(415, "unsupported_media_type", f"send application/json or multipart/form-data, not "
                                                   f"{media or 'no Content-Type'}")
+
+
+def _multipart_params(text: str) -> Any:
+    """The multipart ``params`` field: a JSON object (``{"doors": 3}``); the schema then checks it."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise ApiError(422, "validation_failed", 'params: give a JSON object, e.g. {"doors": 3}') from None
 
 
 def _built_stages() -> tuple[str, ...]:
@@ -141,7 +151,28 @@ def _generation_options(req: GenerationRequest, text: str | None, svc: Service) 
         value = getattr(req, key)
         if value is not None:
             options[key] = value
+    options["generator"] = req.generator
+    if req.params:
+        options["params"] = dict(req.params)
     return options
+
+
+def _check_generator(req: GenerationRequest, text: str | None, has_image: bool) -> None:
+    """Refuse (422, naming the field) a generator or params the job could not honour: a program needs a text."""
+    if req.generator == "program" and text is None:
+        raise ApiError(422, "validation_failed", "generator: the program path reads the object from the text "
+                                                 "(programs from images are not built yet); give a text or use "
+                                                 "generator learned")
+    if req.params and req.generator == "learned":
+        raise ApiError(422, "validation_failed", "params: program parameters need generator auto or program; the "
+                                                 "learned path has none")
+    if req.params and text is None:
+        raise ApiError(422, "validation_failed", "params: program parameters need a text naming the object "
+                                                 "(programs from images are not built yet)")
+    if req.params and req.generator == "auto" and has_image:
+        raise ApiError(422, "validation_failed", "params: with an image, generator auto takes the learned path "
+                                                 "(programs from images are not built yet), which has no program "
+                                                 "parameters; set generator program to build the text's program")
 
 
 def _check_spec(options: dict[str, Any], has_image: bool) -> None:
@@ -197,7 +228,9 @@ _GEN_BODY = {"requestBody": {"required": True, "content": {
         "stages": {"type": "string", "description": "comma-separated"},
         "formats": {"type": "string", "description": "comma-separated"},
         "target_faces": {"type": "integer"}, "texture_size": {"type": "integer"}, "steps": {"type": "integer"},
-        "resolution": {"type": "integer"}, "guidance": {"type": "number"}}}}}}}
+        "resolution": {"type": "integer"}, "guidance": {"type": "number"},
+        "generator": {"type": "string", "enum": ["auto", "program", "learned"]},
+        "params": {"type": "string", "description": 'program parameters as a JSON object, e.g. {"doors": 3}'}}}}}}}
 
 
 @router.post("/v1/generations", status_code=202, response_model=Job, tags=["generations"], responses=_ERRORS,
@@ -215,6 +248,7 @@ async def create_generation(request: Request,
         raise ApiError(422, "validation_failed", "give one image: image (data URI or file) or upload_token")
     if text is None and not sources:
         raise ApiError(422, "validation_failed", "give a text, an image or an upload_token")
+    _check_generator(req, text, bool(sources))
     options = _generation_options(req, text, svc)
     _check_spec(options, bool(sources))
     png: bytes | None = None

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import re
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 #: Stages a client may ask for (geometry always runs first).
 OPTIONAL_STAGES: tuple[str, ...] = ("texture", "parts", "articulation")
@@ -12,10 +13,23 @@ OPTIONAL_STAGES: tuple[str, ...] = ("texture", "parts", "articulation")
 FORMATS: tuple[str, ...] = ("glb", "urdf", "mjcf", "usd")
 #: Longest prompt the schema allows (the server may set a lower limit).
 MAX_TEXT = 10_000
+#: Which path makes the object (``seed3d.pipeline.GENERATORS``): the program inferred from the text and built by
+#: the procedural engine, the learned geometry flow, or auto (the program when the text names a known object).
+GENERATORS: tuple[str, ...] = ("auto", "program", "learned")
+#: Most program parameters one request may set, and the longest text value.
+MAX_PARAMS = 64
+MAX_PARAM_TEXT = 200
+#: What a program parameter's name looks like (``seed3d synth CATEGORY --params`` lists each category's).
+PARAM_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 
 Stage = Literal["texture", "parts", "articulation"]
 Format = Literal["glb", "urdf", "mjcf", "usd"]
 Status = Literal["queued", "running", "succeeded", "failed", "canceled"]
+Generator = Literal["auto", "program", "learned"]
+ParamScalar = StrictBool | int | float | Annotated[str, Field(max_length=MAX_PARAM_TEXT)]
+#: A parameter's value: a number, a flag, a choice or finish as text (``wood:oak``), or one value per item
+#: (``["left", "right"]``; ``null`` keeps that item's own value). Text is converted by the category.
+ParamValue = ParamScalar | Annotated[list[ParamScalar | None], Field(min_length=1, max_length=MAX_PARAMS)]
 
 
 def _unique(values: list[str] | None) -> list[str] | None:
@@ -40,11 +54,26 @@ class GenerationRequest(BaseModel):
     steps: int | None = Field(None, ge=1, le=1000, description="Flow sampling steps (default 25).")
     resolution: int | None = Field(None, ge=32, le=2048, description="Surface extraction resolution (default 128).")
     guidance: float | None = Field(None, ge=0.0, le=30.0, description="Classifier-free guidance (default 3).")
+    generator: Generator = Field("auto", description=(
+        "Which path makes the object: program (infer the object's program from the text and build it: exact "
+        "parts and joints), learned (the geometry flow, then parts, texture and articulation), or auto (the "
+        "program when the text names a known object, else learned). The job's result says which ran and why."))
+    params: dict[str, ParamValue] | None = Field(None, max_length=MAX_PARAMS, description=(
+        "Program parameters that replace the inferred ones, e.g. {\"doors\": 3} (generator auto or program; "
+        "the result's generator.program.params lists every parameter of the built program)."))
 
     @field_validator("stages", "formats")
     @classmethod
     def _dedupe(cls, v: list[str] | None) -> list[str] | None:
         return _unique(v)
+
+    @field_validator("params")
+    @classmethod
+    def _param_names(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        bad = [k for k in v or {} if not PARAM_NAME.match(k)]
+        if bad:
+            raise ValueError(f"parameter names are lower_case words, got {', '.join(map(repr, bad[:5]))}")
+        return v
 
 
 class SceneRequest(BaseModel):
@@ -117,6 +146,12 @@ class Job(BaseModel):
     timings: dict[str, Any]
     error: JobError | None
     options: dict[str, Any]
+    result: dict[str, Any] | None = Field(None, description=(
+        "What a finished job made. A generation: name, valid, faces, parts, joints, movable_joints and generator "
+        "(path: program or learned, asked, why, and for a program its category, every parameter, the ones the "
+        "text or the request gave, confidence, fit and the phrases it could not place). A scene: objects, unmet, "
+        "collision_free and omissions (each object the text named that was left out or built as a stand-in: noun, "
+        "status 'left out' or 'substituted', stand_in, objects, reason). Null until the job succeeded."))
     files: list[FileInfo]
     expired: bool = False
     links: JobLinks

@@ -51,12 +51,13 @@ class Service:
         error = {"code": row["error_code"], "detail": row["error_detail"] or ""} if row["error_code"] else None
         files = [{"name": f["name"], "content_type": f["content_type"], "size": f["size"],
                   "url": f"{base}/files/{f['name']}"} for f in (row["files"] or [])]
+        result = (row.get("summary") or None) if row["status"] == "succeeded" else None
         return {"id": row["id"], "kind": row["kind"], "status": row["status"], "stage": row["stage"],
                 "message": row["message"], "progress": round(float(row["progress"] or 0.0), 1),
                 "queue_position": position, "created_at": iso(row["created_at"]),
                 "started_at": iso(row["started_at"]), "finished_at": iso(row["finished_at"]),
                 "attempts": row["attempts"], "timings": row["timings"] or {}, "error": error,
-                "options": row["options"], "files": files, "expired": bool(row["expired"]),
+                "options": row["options"], "result": result, "files": files, "expired": bool(row["expired"]),
                 "links": {"self": base, "events": f"{base}/events", "cancel": f"{base}/cancel",
                           "files": f"{base}/files"}}
 

@@ -56,6 +56,9 @@ def job_spec_kwargs(options: dict[str, Any], image: str | None) -> dict[str, Any
     for key in ("target_faces", "texture_size", "steps", "resolution", "guidance"):
         if options.get(key) is not None:
             kw[key] = options[key]
+    kw["generator"] = options.get("generator") or "auto"  # jobs stored before the choice existed: auto
+    if options.get("params"):
+        kw["params"] = dict(options["params"])
     return kw
 
 
@@ -197,14 +200,15 @@ class JobRunner:
         kw = job_spec_kwargs(options, image)
         known = {f.name for f in dataclasses.fields(JobSpec)}
         spec = JobSpec(**{k: v for k, v in kw.items() if k in known})
-        progress = _Progress(self.store, job["id"], self.worker, [*spec.stages, *POST_STAGES])
+        first = [] if spec.generator == "learned" else ["program"]  # choosing (and building) the program
+        progress = _Progress(self.store, job["id"], self.worker, [*first, *spec.stages, *POST_STAGES])
         if should_stop():
             raise JobCancelled("stopped before it started")
         summary = run_job(spec, run_dir, pipe=self.pipe(), weights=self.settings.weights,
                           device=self.settings.worker_device, progress=progress, should_cancel=should_stop)
         files = publish_generation(run_dir, summary, pub_dir, self._redact())
-        keep = {k: summary.get(k) for k in ("name", "key", "valid", "faces", "parts", "joints", "movable_joints")
-                if k in summary}
+        keep = {k: summary.get(k) for k in ("name", "key", "valid", "faces", "parts", "joints", "movable_joints",
+                                            "generator") if k in summary}
         return files, dict(summary.get("timings") or {}), keep
 
     def _scene(self, job: dict[str, Any], run_dir: Path, pub_dir: Path, should_stop: Callable[[], bool]
@@ -221,12 +225,14 @@ class JobRunner:
 
         room = tuple(options["room_size"]) if options.get("room_size") else None
         report(0.0, "starting")
+        # a job builds what it can; what the text named that was left out or built as a stand-in is listed
         result = generate_scene(options["text"], room_size=room, seed=int(options.get("seed", 0)), out=run_dir,
-                                progress=report, overwrite=True)
+                                progress=report, overwrite=True, allow_missing=True)
         files = publish_scene(result.paths, pub_dir, (*self._redact(), str(run_dir)))
         checks = result.report.get("checks") or {}
         summary = {"objects": len(result.scene.objects), "unmet": result.report.get("unmet") or [],
-                   "collision_free": checks.get("collision_free") if isinstance(checks, dict) else None}
+                   "collision_free": checks.get("collision_free") if isinstance(checks, dict) else None,
+                   "omissions": result.report.get("omissions") or []}
         return files, dict(result.report.get("timings") or {}), summary
 
 

@@ -24,8 +24,11 @@ from .seed3d_client import (
     ClientError,
     GenerationRequest,
     JointInfo,
+    describe_generator,
+    format_params,
     match_objects,
     parse_asset,
+    parse_params,
     run_generation,
 )
 
@@ -66,7 +69,8 @@ class _Task:
 
 _task: _Task | None = None
 #: What the panel shows about the current or last task.
-_state: dict[str, Any] = {"status": "", "progress": 0.0, "job_id": "", "error": "", "running": False}
+_state: dict[str, Any] = {"status": "", "progress": 0.0, "job_id": "", "error": "", "running": False, "made": [],
+                         "program": None}
 
 
 def _set_state(**values: Any) -> None:
@@ -82,7 +86,8 @@ def _start(task: _Task, client: Client) -> None:
     global _task
     task.client = client
     _task = task
-    _set_state(status=f"{task.label}: starting", progress=0.0, job_id="", error="", running=True)
+    _set_state(status=f"{task.label}: starting", progress=0.0, job_id="", error="", running=True, made=[],
+               program=None)
     task.thread.start()
     if not bpy.app.timers.is_registered(drain):
         bpy.app.timers.register(drain, first_interval=DRAIN_INTERVAL)
@@ -107,6 +112,12 @@ def drain() -> float | None:
             where = f" (#{queue_pos} in queue)" if payload.get("status") == "queued" and queue_pos is not None else ""
             _set_state(status=f"{payload['status']}{stage}{where}", progress=float(payload.get("progress") or 0) / 100,
                        job_id=payload["id"])
+            made = describe_generator(payload)
+            if made:
+                program = payload["result"]["generator"].get("program")
+                options = payload.get("options") or {}
+                _set_state(made=made, program={"text": options.get("text") or "", "seed": options.get("seed", 0),
+                                               "params": program["params"]} if program else None)
             error = payload.get("error")
             if error and payload.get("status") == "failed":
                 _set_state(error=f"{error.get('code')}: {error.get('detail')}")
@@ -292,6 +303,15 @@ class Seed3DSettings(bpy.types.PropertyGroup):
                               description="Parent parts at their joints and add a slider per movable joint")
     name: StringProperty(name="Name", default="", description="Collection name for the import (empty: from the job)")
     job_id: StringProperty(name="Job ID", default="", description="Import the result of an existing job")
+    generator: EnumProperty(
+        name="Generator", default="auto",
+        items=[("auto", "Auto", "The program when the prompt names a known object, else the learned model"),
+               ("program", "Program", "Infer the object's program from the prompt and build it: exact parts and "
+                                      "joints"),
+               ("learned", "Learned", "The geometry model, then parts, texture and articulation")])
+    params: StringProperty(name="Parameters", default="",
+                           description="Program parameters that replace the inferred ones: NAME=VALUE separated by "
+                                       "';', e.g. doors=3; hinge=left,right (generator auto or program)")
 
     def request(self) -> GenerationRequest:
         """The generation request these settings describe (GLB is always asked for: it is what gets imported)."""
@@ -302,7 +322,8 @@ class Seed3DSettings(bpy.types.PropertyGroup):
         image = bpy.path.abspath(self.image) if self.image else None
         return GenerationRequest(text=self.prompt or None, image=image, seed=self.seed, stages=stages,
                                  target_faces=self.target_faces, texture_size=int(self.texture_size),
-                                 formats=formats)
+                                 formats=formats, generator=self.generator,
+                                 params=parse_params(self.params) or None)
 
 
 def _download_root(context: bpy.types.Context) -> Path:
@@ -413,6 +434,28 @@ class SEED3D_OT_cancel(bpy.types.Operator):
         return {"FINISHED"}
 
 
+class SEED3D_OT_use_program(bpy.types.Operator):
+    """Put the last program's prompt, seed and every parameter into the settings, to change one and generate again"""
+
+    bl_idname = "seed3d.use_program"
+    bl_label = "Edit parameters"
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        """A finished job must have been built from a program."""
+        return _task is None and bool(_state["program"])
+
+    def execute(self, context: bpy.types.Context) -> set[str]:
+        """Fill prompt, seed, generator (program) and parameters from the last program."""
+        settings = context.scene.seed3d
+        program = _state["program"]
+        settings.prompt = program["text"]
+        settings.seed = int(program["seed"])
+        settings.generator = "program"
+        settings.params = format_params(program["params"])
+        return {"FINISHED"}
+
+
 def _move(path: Path, folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     final = folder / path.name
@@ -447,6 +490,9 @@ class VIEW3D_PT_seed3d(bpy.types.Panel):
         for prop in ("use_texture", "use_parts", "use_articulation"):
             col.prop(settings, prop)
         col = layout.column(align=True)
+        col.prop(settings, "generator")
+        col.prop(settings, "params", text="")
+        col = layout.column(align=True)
         col.prop(settings, "seed")
         col.prop(settings, "target_faces")
         col.prop(settings, "texture_size")
@@ -468,6 +514,12 @@ class VIEW3D_PT_seed3d(bpy.types.Panel):
                 layout.label(text=f"job {_state['job_id']}")
         if _state["error"]:
             layout.label(text=_state["error"], icon="ERROR")
+        if _state["made"]:
+            col = layout.column(align=True)
+            for line in _state["made"]:
+                col.label(text=line)
+            if _state["program"]:
+                col.operator(SEED3D_OT_use_program.bl_idname, icon="PROPERTIES")
 
         row = layout.row(align=True)
         row.prop(settings, "job_id", text="")
@@ -500,7 +552,7 @@ class VIEW3D_PT_seed3d_joints(bpy.types.Panel):
 
 
 _classes = (Seed3DPreferences, Seed3DSettings, SEED3D_OT_generate, SEED3D_OT_import_job, SEED3D_OT_cancel,
-            VIEW3D_PT_seed3d, VIEW3D_PT_seed3d_joints)
+            SEED3D_OT_use_program, VIEW3D_PT_seed3d, VIEW3D_PT_seed3d_joints)
 
 
 def register() -> None:

@@ -52,7 +52,30 @@ function formSpec() {
     formats,
     steps,
     resolution,
+    generator: $("generator").value,
+    params: parseParams($("params").value),
   };
+}
+
+/** The "Program parameters" field (NAME=VALUE lines) as an object, or undefined when empty. Values stay text (the
+ * service converts them); a comma makes a per-item list, an empty item keeps that item's own value (null). */
+function parseParams(text) {
+  const params = {};
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    if (!line) continue;
+    const cut = line.indexOf("=");
+    const name = cut < 0 ? "" : line.slice(0, cut).trim();
+    if (!name) throw new ApiError(`Program parameters: each line is NAME=VALUE, got "${line}".`);
+    const value = line.slice(cut + 1).trim();
+    params[name] = value.includes(",") ? value.split(",").map((v) => v.trim() || null) : value;
+  }
+  return Object.keys(params).length ? params : undefined;
+}
+
+/** A parameter's value as the field shows it (lists comma-separated, an item's own value left empty). */
+function paramText(value) {
+  return Array.isArray(value) ? value.map((v) => (v == null ? "" : String(v))).join(", ") : String(value);
 }
 
 async function submit(event) {
@@ -127,6 +150,67 @@ function renderJob(job) {
   $("cancel").hidden = isTerminal(job.status);
   if (job.error) showJobError(`${job.error.code}: ${job.error.detail}`);
   renderTimings(job.timings || {});
+  renderMadeBy(job);
+}
+
+/** Which path made the object and why; for a program its category, confidence, every parameter (editable, to
+ * re-run with a change) and the phrases it could not place. */
+function renderMadeBy(job) {
+  const made = job.result?.generator;
+  if (!made || $("made-by").dataset.job === job.id) return;
+  $("made-by").dataset.job = job.id;
+  $("made-by").dataset.path = made.path;
+  $("made-path").textContent = made.path;
+  $("made-why").textContent = made.why || "";
+  const program = made.program;
+  $("program").hidden = !program;
+  $("made-by").hidden = false;
+  if (!program) return;
+  const fit = program.fit?.target ? ` · size asked → built: ${Object.entries(program.fit.target).map(([dim, want]) =>
+    `${dim} ${Number(want).toFixed(2)} → ${Number(program.fit.built?.[dim]).toFixed(2)} m`).join(", ")}` : "";
+  const confidence = program.confidence != null ? ` · confidence ${Number(program.confidence).toFixed(2)}` : "";
+  $("program-summary").textContent = `${program.category}${confidence}${fit}`;
+  const lines = [...(program.unplaced || []).map((p) => `not placed: ${p}`), ...(program.notes || [])];
+  $("program-unplaced").replaceChildren(...lines.map((line) => {
+    const li = document.createElement("li");
+    li.textContent = line;
+    return li;
+  }));
+  const given = new Set(program.given || []);
+  const body = $("program-params").tBodies[0];
+  body.replaceChildren(...Object.entries(program.params || {}).map(([name, value]) => {
+    const tr = document.createElement("tr");
+    const label = cell(name);
+    if (given.has(name)) {
+      label.className = "given";
+      label.title = "from the prompt or the request";
+    }
+    const input = document.createElement("input");
+    Object.assign(input, { type: "text", value: paramText(value), spellcheck: false });
+    input.dataset.param = name;
+    input.dataset.original = input.value;
+    input.setAttribute("aria-label", name);
+    const td = document.createElement("td");
+    td.append(input);
+    tr.append(label, td);
+    return tr;
+  }));
+  $("rerun").dataset.text = job.options?.text || "";
+  $("rerun").dataset.seed = String(job.options?.seed ?? 0);
+  $("rerun").dataset.params = JSON.stringify(job.options?.params || {});
+}
+
+/** Re-run the shown program: its prompt and seed, the parameters its request set and those changed here. */
+function rerun() {
+  const params = JSON.parse($("rerun").dataset.params || "{}");
+  for (const input of $("program-params").querySelectorAll("input[data-param]")) {
+    if (input.value.trim() !== input.dataset.original) params[input.dataset.param] = input.value.trim();
+  }
+  $("prompt").value = $("rerun").dataset.text;
+  $("seed").value = $("rerun").dataset.seed;
+  $("generator").value = "program";
+  $("params").value = Object.entries(params).map(([name, value]) => `${name}=${paramText(value)}`).join("\n");
+  $("generate-form").requestSubmit();
 }
 
 function renderTimings(timings) {
@@ -167,6 +251,8 @@ async function cancelJob() {
 
 function resetResult() {
   $("job-error").hidden = true;
+  $("made-by").hidden = true;
+  delete $("made-by").dataset.job;
   $("job-timings").hidden = true;
   $("joints").hidden = true;
   $("joint-list").replaceChildren();
@@ -374,6 +460,7 @@ function wire() {
   $("generate-form").addEventListener("submit", submit);
   $("cancel").addEventListener("click", cancelJob);
   $("joints-reset").addEventListener("click", resetJoints);
+  $("rerun").addEventListener("click", rerun);
   $("seed-random").addEventListener("click", () => {
     $("seed").value = String(crypto.getRandomValues(new Uint32Array(1))[0] % 2 ** 31);
   });

@@ -2,6 +2,7 @@
 
 from .client import (
     FORMATS,
+    GENERATORS,
     IMPORT_FILES,
     STAGES,
     TERMINAL,
@@ -10,13 +11,16 @@ from .client import (
     GenerationRequest,
     GenerationResult,
     StoppedWaiting,
+    describe_generator,
+    format_params,
+    parse_params,
     parse_sse,
     run_generation,
 )
 from .kinematics import AssetInfo, JointInfo, blender_from_asset, match_objects, parse_asset
 
 __all__ = [
-    "FORMATS", "IMPORT_FILES", "STAGES", "TERMINAL", "AssetInfo", "Client", "ClientError", "GenerationRequest",
-    "GenerationResult", "JointInfo", "StoppedWaiting", "blender_from_asset", "match_objects", "parse_asset",
-    "parse_sse", "run_generation",
+    "FORMATS", "GENERATORS", "IMPORT_FILES", "STAGES", "TERMINAL", "AssetInfo", "Client", "ClientError",
+    "GenerationRequest", "GenerationResult", "JointInfo", "StoppedWaiting", "blender_from_asset", "describe_generator",
+    "format_params", "match_objects", "parse_asset", "parse_params", "parse_sse", "run_generation",
 ]

@@ -29,6 +29,9 @@ TERMINAL = frozenset({"succeeded", "failed", "canceled"})
 STAGES = ("texture", "parts", "articulation")
 #: Export formats the service writes.
 FORMATS = ("glb", "urdf", "mjcf", "usd")
+#: Which path makes the object: auto (the program when the text names a known object), program (the object's
+#: program inferred from the text, built with exact parts and joints) or learned (the geometry model).
+GENERATORS = ("auto", "program", "learned")
 #: Files the add-on needs to import a result.
 IMPORT_FILES = ("model.glb", "asset.json")
 
@@ -63,6 +66,8 @@ class GenerationRequest:
     formats: Sequence[str] = FORMATS
     steps: int | None = None
     resolution: int | None = None
+    generator: str = "auto"
+    params: dict[str, Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def check(self) -> None:
@@ -81,6 +86,12 @@ class GenerationRequest:
         unknown = [f for f in self.formats if f not in FORMATS]
         if unknown:
             raise ValueError(f"unknown formats {unknown}; choose from {', '.join(FORMATS)}")
+        if self.generator not in GENERATORS:
+            raise ValueError(f"unknown generator {self.generator!r}; choose from {', '.join(GENERATORS)}")
+        if self.params and self.generator == "learned":
+            raise ValueError("program parameters need generator auto or program; the learned path has none")
+        if self.params and not (self.text and self.text.strip()):
+            raise ValueError("program parameters need a prompt naming the object")
 
     def body(self, upload_token: str | None = None) -> dict[str, Any]:
         """The JSON body of ``POST /v1/generations`` (the image travels as ``upload_token``)."""
@@ -93,8 +104,57 @@ class GenerationRequest:
             value = getattr(self, key)
             if value is not None:
                 body[key] = int(value)
+        body["generator"] = self.generator
+        if self.params:
+            body["params"] = dict(self.params)
         body.update(self.extra)
         return body
+
+
+def parse_params(text: str) -> dict[str, Any]:
+    """Program parameters from ``NAME=VALUE`` items separated by ``;`` or new lines (``doors=3; hinge=left,right``).
+
+    Values stay text (the service converts them); a comma makes a per-item list, an empty item keeps that item's
+    own value (None). Raises ``ValueError`` on an item without a name.
+    """
+    params: dict[str, Any] = {}
+    for item in text.replace("\n", ";").split(";"):
+        item = item.strip()
+        if not item:
+            continue
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"program parameters are NAME=VALUE, got {item!r}")
+        value = value.strip()
+        params[name.strip()] = [v.strip() or None for v in value.split(",")] if "," in value else value
+    return params
+
+
+def format_params(params: dict[str, Any]) -> str:
+    """``parse_params``'s text for ``params`` (``doors=3; hinge=left,right``)."""
+    def text(value: Any) -> str:
+        if isinstance(value, list):
+            return ",".join("" if v is None else text(v) for v in value)
+        return str(value).lower() if isinstance(value, bool) else str(value)
+
+    return "; ".join(f"{name}={text(value)}" for name, value in params.items())
+
+
+def describe_generator(job: Job) -> list[str]:
+    """Lines saying which path made a finished job's object and why; for a program, its category and confidence,
+    the parameters the prompt or request set, and what the prompt said that it could not place."""
+    made = (job.get("result") or {}).get("generator")
+    if not made:
+        return []
+    lines = [f"made by: {made.get('path')}", str(made.get("why") or "")]
+    program = made.get("program")
+    if program:
+        given = {k: v for k, v in (program.get("params") or {}).items() if k in set(program.get("given") or ())}
+        lines.append(f"program: {program.get('category')} (confidence {float(program.get('confidence') or 0):.2f})")
+        if given:
+            lines.append(f"set: {format_params(given)}")
+        lines += [f"not placed: {u}" for u in program.get("unplaced") or ()]
+    return [line for line in lines if line]
 
 
 def parse_sse(lines: Iterator[bytes]) -> Iterator[tuple[str, str]]:

@@ -146,6 +146,34 @@ def test_unknown_format_and_stage(client: TestClient) -> None:
              "validation_failed")
 
 
+def _field(r: Any, field: str, status: int = 422) -> None:
+    """A refusal whose detail names ``field`` first (as ``field: why`` or in the schema's error locations)."""
+    _problem(r, status, "validation_failed")
+    doc = r.json()
+    assert doc["detail"].startswith(f"{field}") or any(e["loc"][:1] == [field] for e in doc.get("errors", [])), doc
+
+
+def test_bad_generator_and_params(client: TestClient) -> None:
+    def post(body: dict[str, Any]) -> Any:
+        return client.post("/v1/generations", json=body)
+
+    _field(post({"text": "a cabinet", "generator": "magic"}), "generator")
+    _field(post({"text": "a cabinet", "generator": 1}), "generator")
+    _field(post({"image": _uri(png_bytes(16, 16)), "generator": "program"}), "generator")  # a program needs a text
+    _field(post({"text": "a cabinet", "params": ["doors", 3]}), "params")
+    _field(post({"text": "a cabinet", "params": {"Doors!": 3}}), "params")
+    _field(post({"text": "a cabinet", "params": {"doors": {"n": 3}}}), "params")
+    _field(post({"text": "a cabinet", "params": {"hinge": []}}), "params")
+    _field(post({"text": "a cabinet", "params": {"finish": "x" * 500}}), "params")
+    _field(post({"text": "a cabinet", "params": {f"p{i}": 1 for i in range(65)}}), "params")
+    _field(post({"text": "a cabinet", "generator": "learned", "params": {"doors": 3}}), "params")
+    _field(post({"image": _uri(png_bytes(16, 16)), "params": {"doors": 3}}), "params")
+    _field(post({"text": "a cabinet", "image": _uri(png_bytes(16, 16)), "params": {"doors": 3}}), "params")
+    _field(client.post("/v1/generations", files={"text": (None, "a cabinet"), "params": (None, "doors=3")}), "params")
+    _field(client.post("/v1/generations", files={"text": (None, "a cabinet"), "generator": (None, "best")}),
+           "generator")
+
+
 def test_path_traversal_in_file_names(client: TestClient, make_settings: Callable[..., Settings]) -> None:
     data_dir = make_settings().data_dir
     r = client.post("/v1/uploads", files={"file": ("../../../../tmp/owned.png", png_bytes(), "image/png")})

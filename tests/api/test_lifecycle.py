@@ -1,5 +1,6 @@
 """Jobs end to end on a real worker process and the shipped weights (reduced options, about 15-30 s a job):
-submit -> events -> succeeded -> downloads; cancel of a running job; a scene job."""
+submit -> events -> succeeded -> downloads; the program path, its result and a re-run with a changed parameter;
+cancel of a running job; a scene job."""
 
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ def _events(client: TestClient, url: str) -> list[dict[str, Any]]:
 
 def test_generation_runs_streams_events_and_serves_files(served: TestClient) -> None:
     body = {"text": "a wooden chair", "seed": 1, "stages": [], **FAST_GENERATION,
-            "formats": ["glb", "urdf", "mjcf", "usd"]}
+            "formats": ["glb", "urdf", "mjcf", "usd"], "generator": "learned"}
     r = served.post("/v1/generations", json=body)
     assert r.status_code == 202, r.text
     job = r.json()
@@ -73,6 +74,9 @@ def test_generation_runs_streams_events_and_serves_files(served: TestClient) -> 
     assert done["status"] == "succeeded" and done["attempts"] == 1 and done["error"] is None
     assert done["started_at"] and done["finished_at"] and done["finished_at"] >= done["started_at"]
     assert done["timings"]["geometry"] > 0 and "total" in done["timings"]
+    generator = done["result"]["generator"]
+    assert generator["path"] == "learned" and generator["asked"] == "learned" and "program" not in generator
+    assert done["result"]["name"] and done["result"]["valid"] in (True, False)
     assert set(POST_STAGES) <= set(done["timings"]), done["timings"]
     files = {f["name"]: f for f in done["files"]}
     expected = {"model.glb": "model/gltf-binary", "urdf.zip": "application/zip", "mjcf.zip": "application/zip",
@@ -93,6 +97,7 @@ def test_generation_runs_streams_events_and_serves_files(served: TestClient) -> 
             assert any(n.endswith(suffix) for n in zf.namelist()), (name, zf.namelist())
     report = json.loads(blobs["report.json"])
     assert "checks" in report
+    assert report["generator"] == generator
     data_dir = str(served.app.state.service.settings.data_dir)
     assert data_dir not in blobs["report.json"].decode(), "report.json leaks the server's data folder"
     asset = json.loads(blobs["asset.json"])
@@ -102,10 +107,44 @@ def test_generation_runs_streams_events_and_serves_files(served: TestClient) -> 
     assert sorted(p.name for p in job_dir.iterdir()) == ["files-1"]
 
 
+def test_program_path_reports_its_program_and_reruns_with_a_changed_parameter(served: TestClient) -> None:
+    body = {"text": "a wooden cabinet with two doors", "seed": 0, "formats": ["glb"]}  # generator: auto
+    first = wait_for(served, served.post("/v1/generations", json=body).json()["id"])
+    assert first["status"] == "succeeded", first
+    assert first["options"]["generator"] == "auto"
+    generator = first["result"]["generator"]
+    assert generator["path"] == "program" and generator["asked"] == "auto" and "cabinet" in generator["why"]
+    program = generator["program"]
+    assert program["category"] == "cabinet" and program["params"]["doors"] == 2 and "doors" in program["given"]
+    assert program["confidence"] >= 0.64 and isinstance(program["unplaced"], list)
+    assert first["timings"]["program"] > 0 and "geometry" not in first["timings"]
+    assert first["result"]["movable_joints"] >= 2
+    report = served.get(f"{first['links']['self']}/files/report.json").json()
+    assert report["generator"] == generator
+
+    # the same text and seed, one parameter changed: the program is rebuilt with it
+    again = served.post("/v1/generations", json={**body, "generator": "program", "params": {"doors": 3}})
+    assert again.status_code == 202, again.text
+    second = wait_for(served, again.json()["id"])
+    assert second["status"] == "succeeded", second
+    rerun = second["result"]["generator"]
+    assert rerun["path"] == "program" and rerun["asked"] == "program"
+    assert rerun["program"]["category"] == "cabinet" and rerun["program"]["params"]["doors"] == 3
+    assert rerun["program"]["params"]["body_finish"] == program["params"]["body_finish"]  # still the text's wood
+    assert {"doors", "body_finish"} <= set(rerun["program"]["given"])
+    assert second["result"]["movable_joints"] > first["result"]["movable_joints"]
+
+    # a parameter the category does not have fails the job, naming it and listing the category's
+    bad = wait_for(served, served.post("/v1/generations", json={**body, "params": {"wings": 2}}).json()["id"])
+    assert bad["status"] == "failed" and bad["error"]["code"] == "invalid_input", bad
+    assert "wings" in bad["error"]["detail"] and "doors" in bad["error"]["detail"]
+
+
 def test_cancel_stops_a_running_job_at_a_stage_boundary(served: TestClient) -> None:
     # the server's most flow steps and a fine extraction: the geometry stage must outlast the worker's 1 s heartbeat
     # (which reads the cancel request), or a warm worker on a fast machine finishes the job first
-    body = {"text": "a small table", "seed": 2, "stages": [], **FAST_GENERATION, "steps": 100, "resolution": 256}
+    body = {"text": "a small table", "seed": 2, "stages": [], **FAST_GENERATION, "steps": 100, "resolution": 256,
+            "generator": "learned"}
     job = served.post("/v1/generations", json=body).json()
     wait_for(served, job["id"], until=lambda j: j["status"] == "running" and j["stage"] is not None)
     r = served.post(job["links"]["cancel"])
@@ -126,3 +165,5 @@ def test_scene_job(served: TestClient) -> None:
     with zipfile.ZipFile(BytesIO(served.get(f"{done['links']['self']}/files/urdf.zip").content)) as zf:
         assert "urdf/scene.urdf" in zf.namelist()
     assert done["timings"]
+    desk = done["result"]["omissions"][0]  # no desk in the synth engine: a table stands in, and the job says so
+    assert (desk["noun"], desk["status"], desk["stand_in"]) == ("desk", "substituted", "table")

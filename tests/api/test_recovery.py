@@ -23,7 +23,7 @@ def test_killed_worker_job_is_retried_and_finishes_once(tmp_path: Path, monkeypa
     app = create_app(settings)
     with TestClient(app) as client:
         service = app.state.service
-        body = {"text": "a wooden chair", "seed": 1, "stages": [], **FAST_GENERATION}
+        body = {"text": "a wooden chair", "seed": 1, "stages": [], **FAST_GENERATION, "generator": "learned"}
         job = client.post("/v1/generations", json=body).json()
         running = wait_for(client, job["id"], until=lambda j: j["status"] == "running" and j["stage"] == "geometry")
         assert running["attempts"] == 1

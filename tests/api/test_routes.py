@@ -22,7 +22,7 @@ from seed3d.pipeline import BUILT_STAGES, STAGES
 from tests.api.conftest import png_bytes
 
 JOB_KEYS = {"id", "kind", "status", "stage", "progress", "queue_position", "created_at", "started_at", "finished_at",
-            "attempts", "timings", "error", "options", "files", "links"}
+            "attempts", "timings", "error", "options", "result", "files", "links"}
 
 
 def _problem(r: Any, status: int, code: str) -> dict[str, Any]:
@@ -44,6 +44,7 @@ def test_submit_text_returns_the_queued_job(client: TestClient) -> None:
     assert job["queue_position"] == 1 and job["attempts"] == 0 and job["error"] is None and job["files"] == []
     assert job["options"]["text"] == "a wooden chair" and job["options"]["seed"] == 3
     assert job["options"]["formats"] == ["glb", "urdf"]
+    assert job["options"]["generator"] == "auto" and "params" not in job["options"] and job["result"] is None
     assert r.headers["location"] == job["links"]["self"] == f"/v1/generations/{job['id']}"
     assert job["links"]["events"].endswith("/events") and job["links"]["cancel"].endswith("/cancel")
     second = client.post("/v1/generations", json={"text": "a lamp"}).json()
@@ -94,6 +95,63 @@ def test_unbuilt_stages_are_refused(client: TestClient, monkeypatch: pytest.Monk
                    "stage_not_built")
     assert "texture" in doc["detail"]
     assert client.post("/v1/generations", json={"text": "a box", "stages": ["parts"]}).status_code == 202
+
+
+def test_generator_and_params_are_kept_with_the_job(client: TestClient) -> None:
+    from typing import get_args
+
+    from api.schemas import GENERATORS, Generator
+    from api.worker import job_spec_kwargs
+    from seed3d.pipeline import GENERATORS as PIPELINE_GENERATORS
+    from seed3d.pipeline import JobSpec
+
+    assert GENERATORS == get_args(Generator) == PIPELINE_GENERATORS  # the schema offers what the pipeline runs
+    params = {"doors": 3, "glass_doors": True, "body_finish": "wood:oak", "hinge": ["left", None], "width": 0.8}
+    r = client.post("/v1/generations", json={"text": "a wooden cabinet", "generator": "program", "params": params})
+    assert r.status_code == 202, r.text
+    options = r.json()["options"]
+    assert options["generator"] == "program" and options["params"] == params
+    # the worker hands both to the pipeline's JobSpec, values as the client typed them
+    spec = JobSpec(**job_spec_kwargs(options, None))
+    assert spec.generator == "program" and spec.params == params
+    # multipart: generator as a field, params as a JSON object
+    r = client.post("/v1/generations", files={"text": (None, "a cabinet"), "generator": (None, "learned")})
+    assert r.status_code == 202 and r.json()["options"]["generator"] == "learned", r.text
+    r = client.post("/v1/generations", files={"text": (None, "a cabinet"), "params": (None, '{"drawers": "2"}')})
+    assert r.status_code == 202, r.text
+    assert r.json()["options"]["generator"] == "auto" and r.json()["options"]["params"] == {"drawers": "2"}
+    # a job stored before the choice existed runs as auto
+    assert JobSpec(**job_spec_kwargs({"text": "a box", "seed": 1}, None)).generator == "auto"
+    # the same body replays under one Idempotency-Key; another generator or params is another request
+    key = {"Idempotency-Key": "gen-1"}
+    first = client.post("/v1/generations", json={"text": "a box", "params": {"lid": "hinged"}}, headers=key)
+    again = client.post("/v1/generations", json={"text": "a box", "params": {"lid": "hinged"}}, headers=key)
+    assert first.json()["id"] == again.json()["id"]
+    _problem(client.post("/v1/generations", json={"text": "a box", "params": {"lid": "none"}}, headers=key), 422,
+             "idempotency_key_reused")
+
+
+def test_a_finished_job_carries_its_result(client: TestClient) -> None:
+    store = client.app.state.service.store
+    job = client.post("/v1/generations", json={"text": "a cabinet with two doors"}).json()
+    assert job["result"] is None
+    claim = store.claim("test-worker", 60)
+    assert claim is not None and claim.job["id"] == job["id"]
+    generator = {"path": "program", "asked": "auto", "why": "the text names a cabinet (exact match on 'cabinet', "
+                                                            "confidence 1.00)",
+                 "program": {"category": "cabinet", "params": {"doors": 2, "drawers": 0, "width": 0.9},
+                             "given": ["doors"], "confidence": 1.0, "how": "exact", "noun": "cabinet", "size": {},
+                             "placed": ["'two doors' → doors=2"], "unplaced": [], "notes": []}}
+    summary = {"name": "cabinet", "valid": True, "faces": 900, "parts": 5, "joints": 4, "movable_joints": 2,
+               "generator": generator}
+    running = client.get(job["links"]["self"]).json()
+    assert running["status"] == "running" and running["result"] is None
+    assert store.finish(job["id"], "test-worker", 1, "succeeded", files=[], timings={"program": 0.4},
+                        summary=summary)
+    done = client.get(job["links"]["self"]).json()
+    assert done["result"] == summary
+    assert done["result"]["generator"]["program"]["params"]["doors"] == 2
+    assert client.get("/v1/generations").json()["items"][0]["result"] == summary
 
 
 def test_paging_walks_every_job_newest_first(client: TestClient) -> None:

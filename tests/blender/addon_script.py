@@ -103,6 +103,12 @@ settings.name = "cabinet"
 report["import_op"] = sorted(bpy.ops.seed3d.import_job())
 report["import_shown"] = run_task(addon)
 report["import_error"] = addon._state["error"]
+report["import_made"] = list(addon._state["made"])
+# the job was made by a program: its parameters go into the settings, to change one and generate again
+report["use_program_op"] = sorted(bpy.ops.seed3d.use_program())
+report["use_program"] = {"prompt": settings.prompt, "seed": settings.seed, "generator": settings.generator,
+                         "params": settings.params}
+settings.prompt, settings.seed, settings.generator, settings.params = "", 0, "auto", ""
 report["rest"] = snapshot("cabinet")
 report["images_packed"] = {img.name: img.packed_file is not None for img in bpy.data.images
                            if img.source == "FILE"}
@@ -125,6 +131,8 @@ report["flat"] = snapshot("cabinet_flat")
 settings.prompt = "a chair"
 settings.seed = 5
 settings.want_usd = False
+settings.generator = "program"
+settings.params = "legs=3; arms=true"
 report["generate_op"] = sorted(bpy.ops.seed3d.generate())
 deadline = time.monotonic() + 60
 while not (addon._task and addon._task.job):

@@ -89,6 +89,8 @@ def test_installs_as_an_extension_and_unregisters(report: dict[str, Any]) -> Non
 def test_imports_the_articulated_hierarchy_with_materials(report: dict[str, Any]) -> None:
     assert report["import_op"] == ["FINISHED"] and report["import_error"] == ""
     assert report["import_shown"][-1] == "imported 9 objects"
+    assert report["import_made"][:3] == ["made by: program", "seed3d synth cabinet --seed 0",
+                                         "program: cabinet (confidence 1.00)"]
     asset = generate("cabinet", seed=0)
     rest = report["rest"]
     assert sorted(rest) == sorted(p.name for p in asset.parts)  # one object per part, named after it
@@ -132,6 +134,16 @@ def test_generate_reports_progress_and_cancels_from_blender(report: dict[str, An
     job = report["generated_job"]
     assert job["options"]["text"] == "a chair" and job["options"]["seed"] == 5
     assert job["options"]["formats"] == ["glb", "urdf", "mjcf"]
+    assert job["options"]["generator"] == "program" and job["options"]["params"] == {"legs": "3", "arms": "true"}
     assert report["generate_shown"][0].startswith("queued")
     assert report["generate_shown"][-1] == "canceled"
     assert report["generate_state"]["running"] is False and report["generate_state"]["error"] == ""
+
+
+def test_a_program_result_fills_the_settings_to_generate_again(report: dict[str, Any]) -> None:
+    assert report["use_program_op"] == ["FINISHED"]
+    filled = report["use_program"]
+    assert filled["prompt"] == "a cabinet" and filled["seed"] == 0 and filled["generator"] == "program"
+    params = dict(item.split("=", 1) for item in filled["params"].split("; "))
+    assert params["doors"] == "2" and params["layout"] == "doors_over_drawers" and params["glass_doors"] == "false"
+    assert params["door_swing"].count(",") == 1

@@ -12,7 +12,18 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
-from seed3d_client import Client, ClientError, GenerationRequest, StoppedWaiting, parse_asset, parse_sse, run_generation
+from seed3d_client import (
+    Client,
+    ClientError,
+    GenerationRequest,
+    StoppedWaiting,
+    describe_generator,
+    format_params,
+    parse_asset,
+    parse_params,
+    parse_sse,
+    run_generation,
+)
 
 from tests.web.live import FAST_OPTIONS, LiveService, live_service, publish_synth_job
 
@@ -48,7 +59,43 @@ def test_requests_are_checked_before_anything_is_sent(tmp_path: Path) -> None:
         Client("localhost:8000")
     body = GenerationRequest(text="  a chair ", seed=4, stages=["texture"], formats=["glb"], steps=3).body("tok")
     assert body == {"text": "a chair", "seed": 4, "stages": ["texture"], "formats": ["glb"], "upload_token": "tok",
-                    "target_faces": 50_000, "texture_size": 1024, "steps": 3}
+                    "target_faces": 50_000, "texture_size": 1024, "steps": 3, "generator": "auto"}
+    with pytest.raises(ValueError, match="unknown generator"):
+        GenerationRequest(text="a chair", generator="best").check()
+    with pytest.raises(ValueError, match="auto or program"):
+        GenerationRequest(text="a chair", generator="learned", params={"legs": "3"}).check()
+    with pytest.raises(ValueError, match="prompt"):
+        GenerationRequest(image=__file__, params={"legs": "3"}).check()
+    body = GenerationRequest(text="a chair", generator="program", params={"legs": "3"}).body()
+    assert body["generator"] == "program" and body["params"] == {"legs": "3"}
+
+
+def test_parameters_as_text_round_trip() -> None:
+    params = parse_params(" doors=3; hinge = left, right\nglass_doors=true;; door_swing=1.5,,1.6 ")
+    assert params == {"doors": "3", "hinge": ["left", "right"], "glass_doors": "true",
+                      "door_swing": ["1.5", None, "1.6"]}
+    assert parse_params("") == {}
+    with pytest.raises(ValueError, match="NAME=VALUE"):
+        parse_params("doors")
+    with pytest.raises(ValueError, match="NAME=VALUE"):
+        parse_params("=3")
+    built = {"doors": 3, "glass_doors": False, "body_finish": "wood:oak", "door_swing": [1.79, None, 1.96]}
+    assert format_params(built) == "doors=3; glass_doors=false; body_finish=wood:oak; door_swing=1.79,,1.96"
+    assert parse_params(format_params(built)) == {"doors": "3", "glass_doors": "false", "body_finish": "wood:oak",
+                                                  "door_swing": ["1.79", None, "1.96"]}
+
+
+def test_describe_generator_says_which_path_and_why() -> None:
+    assert describe_generator({"status": "queued", "result": None}) == []
+    learned = {"result": {"generator": {"path": "learned", "asked": "auto", "why": "no confident program"}}}
+    assert describe_generator(learned) == ["made by: learned", "no confident program"]
+    program = {"result": {"generator": {"path": "program", "asked": "auto", "why": "the text names a cabinet",
+                                        "program": {"category": "cabinet", "confidence": 1.0,
+                                                    "params": {"width": 0.9, "doors": 2}, "given": ["doors"],
+                                                    "unplaced": ["'banana': not understood"]}}}}
+    assert describe_generator(program) == ["made by: program", "the text names a cabinet",
+                                           "program: cabinet (confidence 1.00)", "set: doors=2",
+                                           "not placed: 'banana': not understood"]
 
 
 def test_finished_job_downloads_its_files(idle_service: LiveService, cabinet_job: str, tmp_path: Path) -> None:
@@ -81,8 +128,25 @@ def test_problems_become_client_errors(idle_service: LiveService) -> None:
     with pytest.raises(ClientError) as err:
         client.create_generation(GenerationRequest(text="a chair", resolution=100_000))
     assert err.value.status == 422
+    with pytest.raises(ClientError) as err:  # past the client's own check, the service refuses it, naming params
+        client.create_generation(GenerationRequest(text="a chair", extra={"generator": "learned",
+                                                                          "params": {"legs": "3"}}))
+    assert err.value.status == 422 and "params" in str(err.value)
     with pytest.raises(ClientError, match="cannot reach"):
         Client("http://127.0.0.1:9").health()
+
+
+def test_generator_and_params_reach_the_service(idle_service: LiveService, cabinet_job: str) -> None:
+    client = Client(idle_service.url)
+    job = client.create_generation(GenerationRequest(text="a cabinet", generator="program",
+                                                     params=parse_params("doors=3; hinge=left,right,left")))
+    assert job["options"]["generator"] == "program"
+    assert job["options"]["params"] == {"doors": "3", "hinge": ["left", "right", "left"]}
+    client.cancel(job["id"])
+    done = client.job(cabinet_job)  # a finished job's result says what made it
+    assert describe_generator(done)[:3] == ["made by: program", "seed3d synth cabinet --seed 0",
+                                            "program: cabinet (confidence 1.00)"]
+    assert done["result"]["generator"]["program"]["params"]["doors"] == 2
 
 
 def test_upload_submit_follow_live_and_cancel(idle_service: LiveService, tmp_path: Path) -> None:
@@ -92,7 +156,7 @@ def test_upload_submit_follow_live_and_cancel(idle_service: LiveService, tmp_pat
     image.write_bytes(buf.getvalue())
     client = Client(idle_service.url)
     job = client.create_generation(GenerationRequest(text="a chair", image=str(image), seed=7, formats=["glb"]))
-    assert job["status"] == "queued" and job["options"]["seed"] == 7
+    assert job["status"] == "queued" and job["options"]["seed"] == 7 and job["options"]["generator"] == "auto"
 
     seen: list[str] = []
     threading.Timer(1.5, lambda: client.cancel(job["id"])).start()  # someone else cancels while we wait
@@ -119,7 +183,8 @@ def test_run_generation_end_to_end(service: LiveService, tmp_path: Path) -> None
     client = Client(service.url)
     request = GenerationRequest(text="a small wooden stool", seed=1, formats=["glb", "urdf"],
                                 target_faces=FAST_OPTIONS["target_faces"], texture_size=FAST_OPTIONS["texture_size"],
-                                steps=FAST_OPTIONS["steps"], resolution=FAST_OPTIONS["resolution"])
+                                steps=FAST_OPTIONS["steps"], resolution=FAST_OPTIONS["resolution"],
+                                generator="learned")
     updates: list[dict] = []
     result = run_generation(client, request, tmp_path, on_update=updates.append)
     assert result.succeeded, f"{result.job['error']}\n{service.tail()}"
@@ -131,3 +196,18 @@ def test_run_generation_end_to_end(service: LiveService, tmp_path: Path) -> None
     assert result.files["model.glb"].read_bytes()[:4] == b"glTF"
     info = parse_asset(json.loads(result.files["asset.json"].read_text()))
     assert len(info.parts) >= 1
+
+
+def test_run_generation_of_a_program_with_a_changed_parameter(service: LiveService, tmp_path: Path) -> None:
+    client = Client(service.url)
+    request = GenerationRequest(text="a wooden cabinet with two doors", formats=["glb"], generator="program",
+                                params=parse_params("doors=3"))
+    result = run_generation(client, request, tmp_path)
+    assert result.succeeded, f"{result.job['error']}\n{service.tail()}"
+    made = result.job["result"]["generator"]
+    assert made["path"] == "program" and made["asked"] == "program"
+    assert made["program"]["category"] == "cabinet" and made["program"]["params"]["doors"] == 3
+    lines = describe_generator(result.job)
+    assert lines[0] == "made by: program" and "doors=3" in lines[3]
+    info = parse_asset(json.loads(result.files["asset.json"].read_text()))
+    assert len([j for j in info.movable_joints if "door" in j.name]) == 3

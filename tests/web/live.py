@@ -147,7 +147,8 @@ def publish_synth_job(service: LiveService, category: str = "cabinet", seed: int
                       ) -> str:
     """Put a finished generation of a procedural ``category`` object (real parts and joints, every export) into
     ``service``'s job store, owned by ``key`` (or the local owner), published by
-    ``api.artifacts.publish_generation``; returns the job id."""
+    ``api.artifacts.publish_generation``, its result saying a program made it (every parameter the build read);
+    returns the job id."""
     from api.artifacts import publish_generation
     from api.keys import LOCAL_OWNER
     from api.settings import Settings
@@ -173,9 +174,14 @@ def publish_synth_job(service: LiveService, category: str = "cabinet", seed: int
                  "mjcf": f"asset/mjcf/{name}.xml", "usd": f"asset/usd/{name}.usda", "usdz": f"asset/usd/{name}.usdz"}
         summary = {"name": name, "files": files}
         published = publish_generation(run_dir, summary, pub_dir)
+        params = json.loads((run_dir / "asset" / "asset.json").read_text())["metadata"]["params"]
+        generator = {"path": "program", "asked": "program", "why": f"seed3d synth {category} --seed {seed}",
+                     "program": {"category": category, "params": params, "given": [], "confidence": 1.0,
+                                 "how": "exact", "noun": category, "size": {}, "placed": [], "unplaced": [],
+                                 "notes": []}}
         ok = store.finish(row["id"], "tests-synth-worker", claim.attempt, "succeeded", files=published,
                           files_dir=pub_dir.name, timings={"synth": round(time.monotonic() - started, 2)},
-                          summary={"name": name})
+                          summary={"name": name, "generator": generator})
         assert ok, "the synth job lost its lease"
         return str(row["id"])
     finally:

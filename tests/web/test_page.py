@@ -149,6 +149,7 @@ def test_prompt_shows_live_progress_then_the_model(service: LiveService, page: P
     p.fill("#steps", str(FAST_OPTIONS["steps"]))
     p.fill("#resolution", str(FAST_OPTIONS["resolution"]))
     p.fill("#target-faces", str(FAST_OPTIONS["target_faces"]))
+    p.select_option("#generator", "learned")  # the geometry model (a stool would otherwise be built as a program)
     p.click("#submit")
     p.wait_for_selector("#job:not([hidden])")
     p.wait_for_selector("#job[data-status=succeeded], #job[data-status=failed], #job[data-status=canceled]",
@@ -157,6 +158,7 @@ def test_prompt_shows_live_progress_then_the_model(service: LiveService, page: P
     job = service.get(f"/v1/generations/{job_id}")
     assert job["status"] == "succeeded", f"{job['error']}\n{service.tail()}"
     assert job["options"]["seed"] == 3 and job["options"]["steps"] == FAST_OPTIONS["steps"]
+    assert job["options"]["generator"] == "learned" and job["result"]["generator"]["path"] == "learned"
 
     seen = p.evaluate("window.__seen")
     statuses = [s for s, _ in seen if s]
@@ -314,4 +316,71 @@ def test_an_image_is_uploaded_then_submitted(idle_service: LiveService, page: Pa
     p.click("#cancel")
     p.wait_for_selector("#job[data-status=canceled]")
     assert idle_service.get(f"/v1/generations/{job_id}")["status"] == "canceled"
+    assert page.errors == []
+
+
+def test_the_page_sends_the_generator_and_program_parameters(idle_service: LiveService, page: Page) -> None:
+    p = page.open(idle_service.url + "/")
+    assert p.input_value("#generator") == "auto"  # the default
+    p.fill("#prompt", "a cabinet")
+    p.click("#options summary")
+    p.fill("#params", "doors")  # not NAME=VALUE: refused on the page, nothing sent
+    p.click("#submit")
+    assert "NAME=VALUE" in p.text_content("#form-error")
+    assert not [u for u in page.requests if u.endswith("/v1/generations")]
+    p.select_option("#generator", "program")
+    p.fill("#params", "doors=3\n\nhinge = left, right\nbody_finish=wood:oak")
+    with p.expect_request(lambda r: r.url.endswith("/v1/generations") and r.method == "POST") as submit:
+        p.click("#submit")
+    body = json.loads(submit.value.post_data)
+    assert body["generator"] == "program"
+    assert body["params"] == {"doors": "3", "hinge": ["left", "right"], "body_finish": "wood:oak"}
+    p.wait_for_selector("#job[data-status=queued]")
+    job = idle_service.get(f"/v1/generations/{p.text_content('#job-id')}")
+    assert job["options"]["generator"] == "program" and job["options"]["params"] == body["params"]
+    p.click("#cancel")
+    p.wait_for_selector("#job[data-status=canceled]")
+    # the service's refusal names the field: program parameters have no meaning on the learned path
+    p.select_option("#generator", "learned")
+    with p.expect_response(lambda r: r.url.endswith("/v1/generations") and r.request.method == "POST") as answer:
+        p.click("#submit")
+    assert answer.value.status == 422
+    p.wait_for_selector("#form-error:not([hidden])")
+    assert "params" in p.text_content("#form-error")
+    assert not [e for e in page.errors if not e.startswith("console: Failed to load resource")]
+
+
+def test_a_program_result_shows_its_parameters_and_reruns_with_a_change(service: LiveService, page: Page) -> None:
+    p = page.open(service.url + "/")
+    p.fill("#prompt", "a wooden cabinet with two doors")
+    p.click("#options summary")
+    p.fill("#target-faces", str(FAST_OPTIONS["target_faces"]))
+    p.click("#submit")  # generator auto: the text names a cabinet, so its program is built
+    p.wait_for_selector("#job[data-status=succeeded], #job[data-status=failed]", timeout=600_000)
+    first = service.get(f"/v1/generations/{p.text_content('#job-id')}")
+    assert first["status"] == "succeeded", f"{first['error']}\n{service.tail()}"
+    p.wait_for_selector("#made-by:not([hidden])")
+    assert p.text_content("#made-path") == "program"
+    assert "cabinet" in p.text_content("#made-why") and "cabinet" in p.text_content("#program-summary")
+    program = first["result"]["generator"]["program"]
+    rows = p.eval_on_selector_all("#program-params input", "els => els.map(e => [e.dataset.param, e.value])")
+    assert [name for name, _ in rows] == list(program["params"])  # every parameter, in the program's order
+    assert dict(rows)["doors"] == "2"
+    assert "given" in (p.get_attribute("#program-params tr:has(input[data-param=doors]) td", "class") or "")
+    p.wait_for_selector("#viewer[data-state=ready]", timeout=60_000)
+
+    p.fill("#program-params input[data-param=doors]", "3")
+    with p.expect_request(lambda r: r.url.endswith("/v1/generations") and r.method == "POST") as submit:
+        p.click("#rerun")
+    body = json.loads(submit.value.post_data)
+    assert body["text"] == "a wooden cabinet with two doors" and body["seed"] == first["options"]["seed"]
+    assert body["generator"] == "program" and body["params"] == {"doors": "3"}
+    assert p.input_value("#params") == "doors=3" and p.input_value("#generator") == "program"
+    p.wait_for_function(f"document.getElementById('job-id').textContent !== '{first['id']}'")
+    p.wait_for_selector("#job[data-status=succeeded], #job[data-status=failed]", timeout=600_000)
+    second = service.get(f"/v1/generations/{p.text_content('#job-id')}")
+    assert second["status"] == "succeeded", f"{second['error']}\n{service.tail()}"
+    assert second["result"]["generator"]["program"]["params"]["doors"] == 3
+    p.wait_for_selector(f"#made-by[data-job='{second['id']}']")
+    assert p.input_value("#program-params input[data-param=doors]") == "3"
     assert page.errors == []
