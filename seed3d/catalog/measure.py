@@ -54,6 +54,12 @@ _FEET_INCHES = re.compile(r"(?<![\w.])(\d+)\s*(?:'|ft|feet|foot)\s*(\d+(?:\.\d+)
                           re.IGNORECASE)
 _TRIPLE = re.compile(r"(?<![\w.])" + _NUM + r"\s*(?:" + _UNIT + r")?\s*[x×*]\s*" + _NUM + r"\s*(?:" + _UNIT
                      + r")?\s*[x×*]\s*" + _NUM + r"\s*(" + _UNIT + r")(?!\w)(\s*\(([^)]*)\))?", re.IGNORECASE)
+_PAIR = re.compile(r"(?<![\w.])" + _NUM + r"\s*(?:" + _UNIT + r")?\s*[x×*]\s*" + _NUM + r"\s*(" + _UNIT
+                   + r")(?!\w)(\s*\(([^)]*)\))?", re.IGNORECASE)
+# "150cm W x 200cm H", "45 W x 40 D x 60 H cm": each number labelled by a letter, the unit inside or after
+_LETTERED = re.compile(r"(?<![\w.])" + _NUM + r"\s*(" + _UNIT + r")?\s*(w|d|h|l)\b(?:\s*[x×*,]\s*" + _NUM
+                       + r"\s*(" + _UNIT + r")?\s*(w|d|h|l)\b){1,2}(?:\s*(" + _UNIT + r"))?", re.IGNORECASE)
+_LETTER_ITEM = re.compile(_NUM + r"\s*(" + _UNIT + r")?\s*(w|d|h|l)\b", re.IGNORECASE)
 _BY = re.compile(r"(?<![\w.])" + _NUM + r"\s*(?:" + _UNIT + r")?\s+by\s+" + _NUM + r"\s*(" + _UNIT + r")(?!\w)",
                  re.IGNORECASE)
 _AFTER = re.compile(r"^\s*(?:(?:in|of)\s+)?(tall|high|height|wide|width|across|deep|depth|long|length|diameter)\b",
@@ -72,12 +78,24 @@ def _unit_m(unit: str) -> float:
     raise InvalidInputError(f"unknown length unit {unit!r}")
 
 
-def parse_size_text(text: str) -> dict[str, float]:
+def _legend_order(legend: str, n: int) -> list[str] | None:
+    """The dimensions a legend such as "(W x D x H)" or "(width x height)" names, in order; None without one."""
+    words = re.findall(r"width|depth|height|length|w\b|d\b|h\b|l\b", legend.lower())
+    if len(words) != n:
+        return None
+    full = {"w": "width", "d": "depth", "h": "height", "l": "length"}
+    return [full.get(w, w) for w in words]
+
+
+def parse_size_text(text: str, unlabelled: list[tuple[str, ...]] | None = None) -> dict[str, float]:
     """Measurements stated in ``text`` as a ``RealWorldSize.dims`` dict (meters); empty when none are stated.
 
     Reads "50 cm tall", "1.2 m wide", "height of 80 cm", "30-inch", "2 ft long", "5'6\\"", "a foot high",
-    "60 × 40 × 80 cm (width × depth × height)" (W × D × H without a legend) and "60 by 40 cm" (width by
-    depth). A measurement with no dimension word is the longest side. Values outside 1 mm … 100 m are ignored.
+    "60 × 40 × 80 cm (width × depth × height)" (W × D × H without a legend), "180 x 90 cm" (width x depth
+    without a legend), "45 W x 40 D x 60 H cm" and "60 by 40 cm" (width by depth). A measurement with no dimension
+    word is the longest side. Values outside 1 mm … 100 m are ignored. ``unlabelled``, when given, receives the
+    dimension names of each group read without a legend ("180 x 90 cm": ("width", "depth")), so a caller who
+    knows the object's proportions may reassign them.
     """
     dims: dict[str, float] = {}
     taken = np.zeros(len(text), bool)
@@ -94,18 +112,40 @@ def parse_size_text(text: str) -> dict[str, float]:
             return
         dims.setdefault(dim, meters)
 
+    for m in _LETTERED.finditer(text):
+        if not claim(m):
+            continue
+        items = list(_LETTER_ITEM.finditer(m.group(0)))
+        tail = m.group(m.lastindex) if m.lastindex and m.group(m.lastindex) and m.group(0).rstrip().endswith(
+            m.group(m.lastindex)) else None
+        for item in items:
+            unit = item.group(2) or tail or next((i.group(2) for i in items if i.group(2)), None)
+            if unit is None:
+                continue
+            full = {"w": "width", "d": "depth", "h": "height", "l": "length"}[item.group(3).lower()]
+            put(full, float(item.group(1)) * _unit_m(unit), m.group(0))
     for m in _TRIPLE.finditer(text):
         if not claim(m):
             continue
         scale = _unit_m(m.group(4))
         values = [float(m.group(i)) * scale for i in (1, 2, 3)]
-        order = ["width", "depth", "height"]
-        legend = (m.group(6) or "").lower()
-        words = re.findall(r"width|depth|height|length|w\b|d\b|h\b|l\b", legend)
-        if len(words) == 3:
-            full = {"w": "width", "d": "depth", "h": "height", "l": "length"}
-            order = [full.get(w, w) for w in words]
+        order = _legend_order(m.group(6) or "", 3)
+        if order is None:
+            order = ["width", "depth", "height"]
+            if unlabelled is not None:
+                unlabelled.append(tuple(order))
         for dim, val in zip(order, values, strict=True):
+            put(dim, val, m.group(0))
+    for m in _PAIR.finditer(text):
+        if not claim(m):
+            continue
+        scale = _unit_m(m.group(3))
+        order = _legend_order(m.group(5) or "", 2)
+        if order is None:
+            order = ["width", "depth"]
+            if unlabelled is not None:
+                unlabelled.append(tuple(order))
+        for dim, val in zip(order, (float(m.group(1)) * scale, float(m.group(2)) * scale), strict=True):
             put(dim, val, m.group(0))
     for m in _BY.finditer(text):
         if claim(m):

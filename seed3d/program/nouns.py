@@ -34,6 +34,7 @@ crate                box               alias
 ottoman, bar stool   stool             alias
 dryer                washing_machine   alias              a front loader of the same size
 range                oven              alias              "an electric range": a cooker
+tallboy, highboy     dresser           alias              tall chests of drawers
 office desk          table             head ("desk")
 kitchen cupboard     cabinet           head ("cupboard")
 drawers              dresser           embedding (0.90)   nearest "chest of drawers"
@@ -118,6 +119,8 @@ ALIASES: dict[str, tuple[str, tuple[float, float, float] | None]] = {
     "locker": ("wardrobe", None),
     "dryer": ("washing_machine", None),
     "range": ("oven", None),
+    "tallboy": ("dresser", None),
+    "highboy": ("dresser", None),
     "tumble dryer": ("washing_machine", None),
     "flower pot": ("vase", None),
 }

@@ -23,6 +23,7 @@ import numpy as np
 from seed3d.catalog.measure import parse_size_text
 from seed3d.errors import InvalidInputError
 from seed3d.program.nouns import ALIASES, NounMapper, default_mapper, singular
+from seed3d.synth.materials import Finish
 
 #: Number words → counts ("a drawer", "double doors", "a pair of doors").
 COUNT_WORDS: dict[str, int] = {
@@ -100,6 +101,8 @@ MATERIALS: dict[str, tuple[str, str | None]] = {
     "plastic": ("plastic", None), "ceramic": ("ceramic", None), "porcelain": ("ceramic", "white"),
     "stoneware": ("ceramic", "speckled grey"), "terracotta": ("ceramic", "terracotta"),
     "glass": ("glass", None), "fabric": ("fabric", None), "upholstered": ("fabric", None),
+    "enamel": ("painted_metal", None), "enamelled": ("painted_metal", None), "gold": ("brushed_metal", "gold"),
+    "golden": ("brushed_metal", "gold"), "silver": ("brushed_metal", "aluminium"),
     "linen": ("fabric", "beige"), "cotton": ("fabric", None), "wool": ("fabric", "grey"),
     "velvet": ("fabric", "burgundy"), "canvas": ("fabric", "beige"),
     "leather": ("fabric", "charcoal"), "rubber": ("rubber", None),
@@ -136,7 +139,8 @@ _STOP = {
     "classic", "new", "old", "standard", "typical", "regular", "ordinary", "real", "realistic", "cm", "m", "mm",
 }
 
-_CLAUSE = re.compile(r"\s(?:with|that|which|having|featuring|where|whose|including|without|in|made of|on)\s|[,;:.(]")
+_CLAUSE = re.compile(r"\s(?:with|that|which|having|featuring|where|whose|including|without|in|made of|on|and|plus|"
+                     r"sitting|standing|next|beside)\s|\s[-–]\s|[,;:.(]")
 
 
 @dataclass
@@ -194,6 +198,25 @@ def _find_nouns(text: str, vocab: dict[str, str]) -> list[tuple[int, int, str, s
     return sorted(hits)
 
 
+_COUNT_BEFORE = re.compile(r"(?:\d+|" + "|".join(COUNT_WORDS) + r")[\s-]+(?:[a-z]+\s+)?$")
+
+
+def _listed(text: str, start: int) -> bool:
+    """Whether the word at ``start`` begins a listed item: after a comma, colon, semicolon or dash, with no
+    clause word ("with", "on", …) between that mark and it."""
+    marks = [m.end() for m in re.finditer(r"[,;:]|\s[-–]\s", text[:start])]
+    if not marks:
+        return False
+    between = text[marks[-1]:start]
+    return not re.search(r"\b(?:with|that|which|having|featuring|including|without|in|on|and|plus)\b", between)
+
+
+def _colours() -> dict[str, Any]:
+    from seed3d.synth.materials import COLOURS
+
+    return COLOURS
+
+
 def _category(text: str, mapper: NounMapper | None) -> tuple[str | None, str, float, str, list[str]]:
     """(category, noun, confidence, how, notes)."""
     from seed3d.program.nouns import vocabulary
@@ -204,12 +227,17 @@ def _category(text: str, mapper: NounMapper | None) -> tuple[str | None, str, fl
     head_end = (clause.start() - 1) if clause else len(text)
     hits = _find_nouns(text, vocab)
     head = [h for h in hits if h[1] <= max(head_end, 0)]
-    # part nouns outside the head clause ("with two doors", "a shelf") are parts, not objects
+    # part nouns outside the head clause ("with two doors", "a shelf") or after a count ("cupboard - 2 doors")
+    # are parts, not objects
+    counted = {h for h in hits if h[2] in COUNT_NOUNS and _COUNT_BEFORE.search(text[:h[0]])}
+    head = [h for h in head if h not in counted]
     hits = [h for h in hits if h in head or (h[2] not in COUNT_NOUNS and h[2] not in FINISH_ROLES)]
     head_words = [w for w in re.findall(r"[a-z][a-z'-]*", text[:head_end]) if w not in _STOP
-                  and w not in COUNT_WORDS and w not in SIZE_WORDS]
-    # with no known noun in a head clause that names something, a noun after "with" is a part or an accessory
-    pick = head[-1] if head else (hits[0] if hits and not head_words else None)
+                  and w not in COUNT_WORDS and w not in SIZE_WORDS and w not in MATERIALS and w not in _colours()]
+    # with no known noun in a head clause that names something, a noun after "with" is a part or an accessory;
+    # one in a listed item ("drawers: 4, oak, dresser") is still the object
+    listed = [h for h in hits if _listed(text, h[0])]
+    pick = head[-1] if head else (hits[0] if hits and not head_words else (listed[0] if listed else None))
     if pick is not None:
         others = sorted({h[3] for h in hits if h is not pick and h[3] != pick[3]})
         if others:
@@ -243,6 +271,8 @@ def _count_pattern() -> re.Pattern[str]:
 
 
 _COUNTS = _count_pattern()
+_COUNTS_AFTER = re.compile(r"\b(" + "|".join(sorted({re.escape(n) for n in COUNT_NOUNS}, key=len, reverse=True))
+                           + r")(?:e?s|ves)?\s*[:=]\s*(\d+)\b")
 _NEGATED = re.compile(r"\b(?:without|no|not|never)\s+(?:a\s+|an\s+|any\s+)?([a-z-]+(?:\s[a-z-]+)?)")
 
 
@@ -288,6 +318,15 @@ def _set(prog: Program, params: dict[str, Any], name: str, value: Any, phrase: s
     params[name] = value
     prog.placed.append(f"{phrase!r} → {name}={_jsonable(value)}")
     return True
+
+
+def _counts_after(prog: Program, t: _Text, params: dict[str, Any]) -> None:
+    """Counts written after their noun, as in a list ("drawers: 4")."""
+    for m in _COUNTS_AFTER.finditer(t.text):
+        target = COUNT_NOUNS[m.group(1)]
+        if target not in params and t.free(m.start(2), m.end(2)):
+            _set(prog, params, target, int(m.group(2)), m.group(0))
+            t.claim(m.start(), m.end())
 
 
 def _phrases(prog: Program, t: _Text, params: dict[str, Any]) -> None:
@@ -393,6 +432,32 @@ def _finish_value(kind: str, colour: str | None, seed_pick: int) -> str:
     return f"{kind}:{colour}"
 
 
+def _named_materials() -> dict[str, str]:
+    """Palette names of materials that are not paint ("grey granite", "polished nickel") → their kind."""
+    from seed3d.synth.materials import PALETTES
+
+    return {name: kind for kind in ("stone", "brushed_metal", "chrome", "wood") for name in PALETTES[kind]
+            if " " in name}
+
+
+def _palette(kind: str) -> dict[str, Any]:
+    from seed3d.synth.materials import PALETTES
+
+    return PALETTES[kind]
+
+
+def _other_object(words: str, prog: Program) -> bool:
+    """Whether ``words`` (what follows a material) start with the noun of an object other than ``prog``'s."""
+    from seed3d.program.nouns import vocabulary
+
+    vocab = vocabulary()
+    for phrase in (words, words.split()[0]):
+        key = singular(phrase)
+        if key in vocab and vocab[key] != prog.category and key not in FINISH_ROLES and key not in COUNT_NOUNS:
+            return True
+    return False
+
+
 def _finish_target(cat: Any, role: str | None, main: str | None) -> str | None:
     """The finish parameter a part word names: its ``FINISH_ROLES`` entry, else a finish whose name or doc
     mentions the part ("frame_finish: legs and footrest"), else None; no part word: the main finish."""
@@ -416,7 +481,8 @@ def _finishes(prog: Program, t: _Text, params: dict[str, Any], seed: int) -> Non
     mats = "|".join(sorted(map(re.escape, MATERIALS), key=len, reverse=True))
     cols = "|".join(sorted(map(re.escape, COLOURS), key=len, reverse=True))
     roles = "|".join(sorted(map(re.escape, FINISH_ROLES), key=len, reverse=True))
-    pat = re.compile(r"\b(?:(" + cols + r")(?:-|\s+)?)?(?:(" + mats + r")\b\s*)?(?:(" + roles + r")(?:e?s)?\b)?")
+    pat = re.compile(r"\b(?:(" + cols + r")(?:-|\s+)?)?(?:(" + mats + r")\b\s*)?(?:(?:[a-z]+\s+)?(" + roles
+                     + r")(?:e?s)?\b(?!-))?")
     main = "body_finish" if "body_finish" in cat.params else next(
         (n for n, p in cat.params.items() if p.is_finish), None)
     from_material: dict[str, str] = {}  # target → kind set by a material word without its own colour
@@ -424,11 +490,21 @@ def _finishes(prog: Program, t: _Text, params: dict[str, Any], seed: int) -> Non
         colour, material, role = m.group(1), m.group(2), m.group(3)
         if colour in MATERIALS and material is None:  # "brass", "oak", "stainless steel": materials first
             colour, material = None, colour
+        elif colour in MATERIALS and material and MATERIALS[colour][0] == MATERIALS[material][0]:
+            # one material named twice ("silver aluminium", "dark-stained wood", "gold metal"): the specific one
+            colour, material = None, (colour if MATERIALS[material][1] is None else material)
+        elif colour in _named_materials() and material is None:  # "grey granite", "polished nickel"
+            colour, material = None, colour
         words_end = max(m.end(1), m.end(2))  # the colour and material words (-1 for a group not matched)
         if not (colour or material) or not t.free(m.start(), words_end):
             continue
         if role and (role == prog.noun or singular(prog.noun).endswith(role)):
             role = None  # "an oak door" on a door: the object itself
+        nxt = re.match(r"\s*([a-z]+(?:\s[a-z]+)?)", t.text[words_end:])
+        if not role and nxt and _other_object(nxt.group(1), prog):
+            t.claim(m.start(), words_end)  # "a mug on a wooden table": the table's wood, not the mug's
+            prog.notes.append(f"{m.group(0).strip()!r} describes another object; not used")
+            continue
         target = _finish_target(cat, role, main)
         if target is None:
             what = f"{role} finish" if role else "finish parameter"
@@ -437,7 +513,9 @@ def _finishes(prog: Program, t: _Text, params: dict[str, Any], seed: int) -> Non
             continue
         prm = cat.params[target]
         if material:
-            kind, mcol = MATERIALS[material]
+            kind, mcol = MATERIALS[material] if material in MATERIALS else (_named_materials()[material], material)
+            if kind == "brushed_metal" and colour and colour not in _palette(kind):
+                kind = "painted_metal"  # "red metal": painted, not brushed
             value = _finish_value(kind, colour or mcol, seed)
             if not colour and target not in from_material:
                 from_material[target] = kind
@@ -446,6 +524,9 @@ def _finishes(prog: Program, t: _Text, params: dict[str, Any], seed: int) -> Non
         else:
             kinds = [k for k in (prm.finish_kinds or ()) if k in _PAINTABLE] or [
                 k for k in _PAINTABLE if k not in ("glass", "fabric")]
+            body = params.get(main) if main else None
+            if target != main and isinstance(body, Finish) and body.kind in _PAINTABLE:
+                kinds = [body.kind]  # "a red plastic box with a white lid": a white plastic lid
             value = f"{kinds[0]}:{colour}"
         if _set(prog, params, target, value, m.group(0).strip()):
             t.claim(m.start(), words_end)
@@ -463,12 +544,44 @@ def _finishes(prog: Program, t: _Text, params: dict[str, Any], seed: int) -> Non
         prog.placed.append("'glass doors' → glass_doors=true")
 
 
+#: How much the written order of an unlabelled "A x B (x C)" counts against the category's proportions (log units).
+_ORDER_PRIOR = 0.15
+
+
+def _reassign(size: dict[str, float], dims: tuple[str, ...], cat: Any) -> dict[str, float]:
+    """Give an unlabelled group ("180 x 90 cm", read as ``dims``) the dimensions of the category's typical shape
+    that fit its values best (a door's "80 x 203 cm" is width x height), the written order breaking ties."""
+    import itertools
+
+    lo, hi = np.asarray(cat.extent_min, float), np.asarray(cat.extent_max, float)
+    mid = np.sqrt(lo * hi)
+    typical = {"depth": mid[0], "width": mid[1], "height": mid[2]}
+    values = [size[d] for d in dims if d in size]
+    if len(values) != len(dims):
+        return size
+
+    def cost(order: tuple[str, ...]) -> float:
+        fit = sum(abs(np.log(v / typical[d])) for v, d in zip(values, order, strict=True))
+        return float(fit) - (_ORDER_PRIOR if order == dims else 0.0)
+
+    best = min(itertools.permutations(("width", "depth", "height"), len(dims)), key=cost)
+    out = {k: v for k, v in size.items() if k not in dims}
+    out.update(dict(zip(best, values, strict=True)))
+    return out
+
+
 def _sizes(prog: Program, t: _Text, params: dict[str, Any]) -> None:
     """Stated measurements become fit targets; size words a position within the category's ranges."""
     from seed3d.synth import CATEGORIES
 
     cat = CATEGORIES[prog.category]  # type: ignore[index]
-    prog.size = parse_size_text(t.text)
+    groups: list[tuple[str, ...]] = []
+    prog.size = parse_size_text(t.text, groups)
+    for dims in groups:
+        prog.size = _reassign(prog.size, dims, cat)
+    round_object = any(n in cat.params for n in ("radius", "seat_radius"))
+    if round_object and "depth" in prog.size and "height" not in prog.size:
+        prog.size["height"] = prog.size.pop("depth")  # "a bowl 6 cm deep"
     if prog.size:
         for m in re.finditer(r"(?<![\w.])(?:\d+(?:\.\d+)?|\.\d+)\s*(?:mm|cm|m|in|inch(?:es)?|ft|feet|foot|\"|')"
                              r"(?:\s*(?:tall|high|wide|deep|long|in diameter|across))?", t.text):
@@ -511,6 +624,7 @@ def parse_text(text: str, mapper: NounMapper | None = None, seed: int = 0, embed
     params: dict[str, Any] = {}
     _sizes(prog, t, params)
     _counts(prog, t, params)
+    _counts_after(prog, t, params)
     _phrases(prog, t, params)
     _negations(prog, t, params)
     _finishes(prog, t, params, seed)

@@ -101,3 +101,29 @@ def test_pipeline_chooses_the_path() -> None:
         JobSpec(text="a box", generator="magic")
     with pytest.raises(InvalidInputError, match="auto or program"):
         JobSpec(text="a box", generator="learned", params={"lid": "hinged"})
+
+
+def test_unlabelled_sizes_take_the_category_s_proportions() -> None:
+    door = parse_text("an interior door, 80 x 203 cm", embed=False)
+    assert door.size == {"width": pytest.approx(0.8), "height": pytest.approx(2.03)}
+    table = parse_text("a dining table, 180 x 90 cm", embed=False)
+    assert table.size == {"width": pytest.approx(1.8), "depth": pytest.approx(0.9)}
+    case = parse_text("a suitcase, 55 x 40 x 20 cm", embed=False)
+    assert case.size == {"height": pytest.approx(0.55), "width": pytest.approx(0.4), "depth": pytest.approx(0.2)}
+    shelf = parse_text("a nightstand 45 W x 40 D x 60 H cm", embed=False)
+    assert shelf.size == {"width": pytest.approx(0.45), "depth": pytest.approx(0.4), "height": pytest.approx(0.6)}
+    bowl = parse_text("a bowl 15cm diameter and 6cm deep", embed=False)
+    assert bowl.size["height"] == pytest.approx(0.06) and "depth" not in bowl.size
+
+
+def test_finishes_follow_the_words_they_belong_to() -> None:
+    mug = parse_text("a black ceramic mug sitting on a wooden table", embed=False)
+    assert mug.category == "mug" and _finish(mug.params["body_finish"]) == "ceramic:black"
+    box = parse_text("a small red plastic box with a white sliding lid", embed=False)
+    assert _finish(box.params["body_finish"]) == "plastic:red" and _finish(box.params["lid_finish"]) == "plastic:white"
+    box = parse_text("a red metal toolbox", embed=False)
+    assert _finish(box.params["body_finish"]) == "painted_metal:red"
+    washer = parse_text("a dishwasher with a chrome bar handle", embed=False)
+    assert _finish(washer.params["handle_finish"]) == "chrome:chrome"
+    dresser = parse_text("drawers: 4, oak, dresser", embed=False)
+    assert dresser.category == "dresser" and dresser.params["drawers"] == 4
