@@ -9,7 +9,9 @@ records them as a failure.
 Checks, named ``{format}.{check}``:
 
 - ``parse``: the file reads (XML / USD) and forms one kinematic tree; for USD ``UsdPhysics`` parses it
-  (``LoadUsdPhysicsFromRange``) and every joint's bodies are rigid bodies.
+  (``LoadUsdPhysicsFromRange``) and every joint's bodies are rigid bodies. XML is read as PyBullet and MuJoCo
+  (tinyxml2) read it: a declaration with another version than 1.0 (pybullet_data's ``<?xml version="0.0"?>``)
+  and well-formed content after the root element are tolerated, and the message says so.
 - ``files``: every referenced mesh and texture exists (URDF mesh filenames, MJCF mesh/texture files, USD asset
   paths, resolved as each tool would).
 - ``meshes``: every mesh is non-empty and finite; visual meshes have at most ``max_degenerate_fraction``
@@ -17,8 +19,12 @@ Checks, named ``{format}.{check}``:
   faces do not matter); meshes the asset promises closed (``Part.watertight``) are closed after welding
   coincident vertices (UV seams are not holes). Mesh files trimesh cannot read here (``.dae`` without
   pycollada) are listed as not checked.
-- ``inertials``: positive mass, positive-definite inertia that satisfies the triangle inequality.
-- ``joints``: a non-zero finite axis on movable joints, ``lower <= upper``.
+- ``inertials``: positive mass, positive-definite inertia that satisfies the triangle inequality. As in the
+  engines, a URDF root of mass 0 is static (PyBullet's fixed-base convention) and a massless link on fixed
+  joints to a link with mass is a frame welded onto it; both are named in the message.
+- ``joints``: a non-zero finite axis on movable joints, ``lower <= upper``. A URDF joint the engines cannot
+  move (zero or non-finite axis, non-finite limits; PyBullet puts its child at NaN) skips the checks below
+  that would measure NaN, each saying why.
 - ``load_pybullet`` / ``load_mujoco``: the engine loads the file (URDF in both; MJCF in MuJoCo, and in
   PyBullet's partial MJCF importer where it copes, else skipped with a note).
 - ``rest_pybullet`` / ``rest_mujoco``: dropped ``drop_height`` above a ground plane with joint friction
@@ -50,6 +56,16 @@ category has (pass | warn | fail | skip). An asset folder gets all five from ass
 its own the lower bar (travel, and mass share from a URDF's inertials). The report passes when the asset is
 physically sound (every check above) and functional; the summary's first line says each.
 
+Robots (``ValidationConfig.robot`` / ``seed3d validate --robot``, or a file declaring actuated joints: URDF
+``<transmission>``, MJCF ``<actuator>``) are judged as the engines treat them: in the rest checks every joint is
+held where it starts by its motor (PyBullet position control at the file's effort; MuJoCo a gravity-compensated
+servo at the joint's force limit), since an unpowered arm folds under gravity; a link and its parent are not
+compared for overlap (PyBullet never collides them, MuJoCo neither unless the parent is welded to the world); and
+links that collide somewhere in the sweep are a warning, as a robot's limits do not promise collision-free motion.
+An object's child is still compared with its parent: a door sunk into its frame is broken even where the engines
+let it pass. Checks that need an engine run whenever that engine loaded the file, whatever the parser here made
+of it; a check that was not run says why.
+
 URDFs are checked in PyBullet (interpenetration, sweep, drive) and MuJoCo (load, rest); MJCF files in MuJoCo;
 USD files statically (no USD simulator ships with usd-core). PyBullet's convex shapes carry a 1 mm collision
 margin that ``getClosestPoints`` includes, so distances are corrected by it (PyBullet and MuJoCo then agree
@@ -78,7 +94,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -158,6 +174,11 @@ class ValidationConfig:
     """PyBullet step (s)."""
     gravity: float = 9.81
     """Gravity (m/s²) along -Z."""
+    robot: bool | None = None
+    """Validate as a robot (True), as an object (False), or a robot when the file declares actuated joints (None:
+    a URDF ``<transmission>``, an MJCF ``<actuator>``). A robot's joints are held by their motors in the rest
+    checks (unpowered, an arm folds under gravity), a link and its parent are not compared for overlap (the
+    engines never collide them) and self-collision within its joint limits is a warning, not a failure."""
 
 
 @dataclass
@@ -209,6 +230,8 @@ class ValidationReport:
     """The functional checks (``functional.travel`` ... ``functional.kinds``), a section of their own."""
     functional_info: dict[str, Any] = field(default_factory=dict)
     """The functional section's category (and where it came from), per-joint findings and missing parts."""
+    robot: bool = False
+    """Validated as a robot (``ValidationConfig.robot``, or detected from declared actuators; a note says which)."""
 
     @property
     def sound(self) -> bool:
@@ -244,15 +267,17 @@ class ValidationReport:
 
     def summary(self) -> str:
         """Readable text: a verdict line, the formats, then one line per check with its numbers."""
-        counts = {s: sum(c.status == s for c in self.checks) for s in ("pass", "fail", "skip")}
+        counts = {s: sum(c.status == s for c in self.checks) for s in ("pass", "warn", "fail", "skip")}
         verdict = "PASSED" if self.passed else "FAILED"
         fun = {s: sum(c.status == s for c in self.functional) for s in ("pass", "warn", "fail", "skip")}
         functional = ("functional: not checked" if not self.functional else
                       f"functional: {'yes' if self.functional_passed else 'NO'} ({fun['pass']} passed, "
                       f"{fun['warn']} warned, {fun['fail']} failed, {fun['skip']} skipped)")
-        lines = [f"{verdict}  {self.path}  ({self.kind}; physically sound: {'yes' if self.sound else 'NO'} "
-                 f"({len(self.checks)} checks: {counts['pass']} passed, {counts['fail']} failed, {counts['skip']} "
-                 f"skipped); {functional}; {self.seconds:.1f} s)"]
+        warned = f"{counts['warn']} warned, " if counts["warn"] else ""
+        kind = f"{self.kind} validated as a robot" if self.robot else self.kind
+        lines = [f"{verdict}  {self.path}  ({kind}; physically sound: {'yes' if self.sound else 'NO'} "
+                 f"({len(self.checks)} checks: {counts['pass']} passed, {warned}{counts['fail']} failed, "
+                 f"{counts['skip']} skipped); {functional}; {self.seconds:.1f} s)"]
         if self.kind == "asset folder":
             lines.append(f"formats present: {', '.join(self.present) or 'none'}; "
                          f"absent: {', '.join(self.absent) or 'none'}")
@@ -273,7 +298,8 @@ class ValidationReport:
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form; ``ValidationReport.from_dict`` reads it back."""
         return {"path": self.path, "kind": self.kind, "passed": self.passed, "exit_code": self.exit_code,
-                "sound": self.sound, "seconds": round(self.seconds, 3), "present": list(self.present),
+                "sound": self.sound, "robot": self.robot, "seconds": round(self.seconds, 3),
+                "present": list(self.present),
                 "absent": list(self.absent), "notes": list(self.notes), "checks": [c.to_dict() for c in self.checks],
                 "functional": {"passed": self.functional_passed, **_jsonable(self.functional_info),
                                "checks": [c.to_dict() for c in self.functional]}}
@@ -291,7 +317,7 @@ class ValidationReport:
         return cls(path=doc["path"], kind=doc["kind"], checks=[Check.from_dict(c) for c in doc.get("checks", [])],
                    present=list(doc.get("present", [])), absent=list(doc.get("absent", [])),
                    notes=list(doc.get("notes", [])), seconds=float(doc.get("seconds", 0.0)), functional=checks,
-                   functional_info=fun)
+                   functional_info=fun, robot=bool(doc.get("robot", False)))
 
 
 def _jsonable(value: Any) -> Any:
@@ -722,25 +748,68 @@ class _Urdf:
     problems: list[str]
     textures: list[tuple[str, Path | None, str]]
     root: str | None = None
+    notes: list[str] = field(default_factory=list)
+    """What was read leniently, as the engines read it (said in the parse check's message)."""
+    actuated: list[str] = field(default_factory=list)
+    """Joints a ``<transmission>`` declares actuated (ROS): such a file is a robot."""
 
     @property
     def movable(self) -> list[_UJoint]:
         return [j for j in self.joints if j.type in ("revolute", "continuous", "prismatic")]
 
 
-def _xml_root(path: Path) -> Any:
-    """Parse an XML file safely (no entities, no network); broken XML raises naming the line."""
+#: An XML declaration at the start of a file, with its version attribute.
+_XML_DECLARATION = re.compile(rb"^(\xef\xbb\xbf)?\s*<\?xml\b[^>]*?\bversion\s*=\s*([\"'])([^\"']*)\2[^>]*\?>")
+
+
+def _xml_read(path: Path) -> tuple[Any, str]:
+    """Parse an XML file safely (no entities, no network): its root element and a note on what was tolerated.
+
+    PyBullet and MuJoCo read XML with tinyxml2, which ignores the declaration's version (pybullet_data's own
+    files say ``<?xml version="0.0"?>``) and anything after the first root element; such files are read the
+    same way here, and the note says so. Any other broken XML raises naming the line.
+    """
     from lxml import etree
 
     if not path.is_file():
         raise AssetFormatError(f"{path}: file does not exist")
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, remove_comments=True)
     try:
-        return etree.parse(str(path), parser).getroot()
-    except etree.XMLSyntaxError as exc:
-        raise AssetFormatError(f"{path}: broken XML ({exc})") from exc
+        data = path.read_bytes()
     except OSError as exc:
         raise AssetFormatError(f"{path}: cannot be read ({exc})") from exc
+
+    def parse(text: bytes) -> Any:
+        parser = etree.XMLParser(resolve_entities=False, no_network=True, remove_comments=True)
+        return etree.fromstring(text, parser, base_url=str(path))
+
+    try:
+        return parse(data), ""
+    except etree.XMLSyntaxError as exc:
+        error = exc
+    notes = []
+    declared = _XML_DECLARATION.match(data)
+    if declared is not None and declared.group(3) != b"1.0":
+        start, end = declared.span(3)
+        data = data[:start] + b"1.0" + data[end:]
+        notes.append(f"its XML declaration says version {declared.group(3).decode('ascii', 'replace')!r} (XML has "
+                     "1.0): read as 1.0")
+        try:
+            return parse(data), f"{notes[0]}, as PyBullet and MuJoCo read it"
+        except etree.XMLSyntaxError as exc:
+            error = exc
+    if error.code == etree.ErrorTypes.ERR_DOCUMENT_END:  # more after the root element: well-formed nodes?
+        body = data if declared is None else b" " * declared.end() + data[declared.end():]  # lines stay put
+        with contextlib.suppress(etree.XMLSyntaxError):
+            first = next(iter(parse(b"<seed3d-document>" + body + b"</seed3d-document>").iterchildren("*")), None)
+            if first is not None:
+                notes.append(f"what follows the root element (from line {error.lineno}) is ignored")
+                return first, "; ".join(notes) + ", as PyBullet and MuJoCo read it"
+    raise AssetFormatError(f"{path}: broken XML ({error})") from error
+
+
+def _xml_root(path: Path) -> Any:
+    """The root element of an XML file read as :func:`_xml_read` reads it."""
+    return _xml_read(path)[0]
 
 
 def _where(path: Path, el: Any) -> str:
@@ -781,7 +850,7 @@ def _resolve(ref: str, base: Path) -> Path | None:
 
 def _parse_urdf(path: Path) -> _Urdf:
     """Read a URDF: links, geometry, inertials, joints. XML errors raise; element problems are collected."""
-    root = _xml_root(path)
+    root, note = _xml_read(path)
     if root.tag != "robot":
         raise AssetFormatError(f"{path}: the root element is <{root.tag}>, not <robot>: not a URDF")
     base = path.parent
@@ -876,8 +945,10 @@ def _parse_urdf(path: Path) -> _Urdf:
             problems.append(str(exc))
             joint.axis = np.full(3, np.nan)
         joints.append(joint)
-    model = _Urdf(path, root.get("name") or path.stem, links, joints, problems, textures)
+    model = _Urdf(path, root.get("name") or path.stem, links, joints, problems, textures, notes=[note] if note else [])
     model.root = _tree_root(model, problems)
+    movable = {j.name for j in model.movable}
+    model.actuated = sorted({j.get("name", "") for j in root.iterfind("transmission/joint")} & movable)
     return model
 
 
@@ -961,6 +1032,10 @@ def _urdf_parse_check(path: Path) -> _Result:
     model = _parse_urdf(path)
     numbers = {"links": len(model.links), "joints": len(model.joints), "movable": len(model.movable)}
     ok = f"robot {model.name!r}: {len(model.links)} links, {len(model.joints)} joints ({len(model.movable)} movable)"
+    if model.actuated:
+        numbers["actuated"] = len(model.actuated)
+        ok += f", {len(model.actuated)} declared actuated by <transmission>"
+    ok += "".join(f"; {n}" for n in model.notes)
     return _verdict(model.problems, ok, numbers, value=model)
 
 
@@ -1046,10 +1121,18 @@ def _urdf_meshes_check(model: _Urdf, config: ValidationConfig, expect: _Expect |
 
 
 def _urdf_inertials_check(model: _Urdf) -> _Result:
+    """Valid inertials; a massless root is static and a massless link fixed to one with mass is merged into it.
+
+    Both follow the engines: PyBullet keeps a base of mass 0 fixed (its fixed-base convention) and MuJoCo's
+    URDF import fixes it to the world; a link on fixed joints only moves with the link it is welded to.
+    """
     problems = []
     groups = _rigid_groups(list(model.links), [(j.parent, j.child) for j in model.joints if j.type == "fixed"])
     massive = {groups[n] for n, link in model.links.items() if link.inertial is not None and link.inertial.mass > 0}
+    welded = {j.child for j in model.joints if j.type == "fixed"}  # a massless frame rides on its parent's mass
     masses = []
+    static = ""
+    merged = []
     for name, link in model.links.items():
         if link.inertial is None:
             if groups[name] not in massive:
@@ -1057,11 +1140,25 @@ def _urdf_inertials_check(model: _Urdf) -> _Result:
                                 "give it 1 kg and unit inertia)")
             continue
         masses.append(link.inertial.mass)
+        if link.inertial.mass == 0 and name == model.root:
+            static = name
+            continue
+        if link.inertial.mass == 0 and name in welded and groups[name] in massive:
+            merged.append(name)
+            continue
         problems += [f"{link.inertial.where}: {p}" for p in
                      _check_inertial(link.inertial.mass, link.inertial.com, link.inertial.inertia)]
     total = float(np.nansum(masses)) if masses else 0.0
-    return _verdict(problems, f"{len(masses)} inertials valid, total mass {total:.4g} kg",
-                    {"inertials": len(masses), "total_mass": total})
+    ok = f"{len(masses)} inertials valid, total mass {total:.4g} kg"
+    if static:
+        ok += (f"; root link {static!r} has mass 0: static (PyBullet's fixed-base convention; MuJoCo fixes it to "
+               "the world)")
+    if merged:
+        more = f" and {len(merged) - 3} more" if len(merged) > 3 else ""
+        ok += (f"; massless {', '.join(repr(n) for n in merged[:3])}{more} on fixed joints to links with mass (frames "
+               "the engines weld on)")
+    return _verdict(problems, ok, {"inertials": len(masses), "total_mass": total, "static_root": bool(static),
+                                   "massless_fixed": len(merged)})
 
 
 def _joint_value_problems(where: str, jtype: str, axis: FloatArray | None, lower: float | None,
@@ -1187,6 +1284,19 @@ def _bullet_passive(c: Any, b: _BulletBody) -> None:
         c.setJointMotorControl2(b.id, j, c.VELOCITY_CONTROL, targetVelocity=0.0, force=max(0.0, b.info[j][7]))
 
 
+def _bullet_hold(c: Any, b: _BulletBody, config: ValidationConfig) -> None:
+    """Hold every movable joint where it is with a position motor at the file's effort (a powered robot)."""
+    for j in b.movable(c):
+        effort = b.info[j][10] if b.info[j][10] > 0 else config.default_effort
+        c.setJointMotorControl2(b.id, j, c.POSITION_CONTROL, targetPosition=c.getJointState(b.id, j)[0],
+                                force=effort)
+
+
+def _bullet_adjacent(b: _BulletBody) -> set[frozenset[str]]:
+    """Rigid groups a joint links as parent and child: pairs PyBullet never collides (MuJoCo: see _mj_adjacent)."""
+    return {frozenset((b.group[p], b.group[i])) for i, p in b.parent.items() if b.group[p] != b.group[i]}
+
+
 def _bullet_depth(c: Any, b: _BulletBody, la: int, lb: int, reach: float) -> float:
     """Penetration depth (m, > 0 when overlapping) between two links, corrected for collision margins."""
     pad = b.margin[la] + b.margin[lb]
@@ -1227,8 +1337,10 @@ def _bullet_load_check(path: Path) -> _Result:
         b = _bullet_load(c, path, fixed=False)
         mass = sum(c.getDynamicsInfo(b.id, link)[0] for link in b.links)
         numbers = {"links": len(b.names), "movable": len(b.movable(c)), "mass": mass}
+        lost = [b.names[i] for i in b.links if i >= 0 and not np.all(np.isfinite(c.getLinkState(b.id, i)[0]))]
+        where = f"; it places links {lost[:4]} at NaN" if lost else ""
         return _ok(f"loads in PyBullet: {len(b.names)} links, {numbers['movable']} movable joints, "
-                   f"{mass:.4g} kg", numbers, value=True)
+                   f"{mass:.4g} kg{where}", numbers, value=True)
 
 
 def _rest_verdict(engine: str, names: list[str], moved: FloatArray, lin: FloatArray, ang: FloatArray,
@@ -1245,20 +1357,29 @@ def _rest_verdict(engine: str, names: list[str], moved: FloatArray, lin: FloatAr
     if free_spin is not None:
         spin = np.where(np.asarray(free_spin, bool), 0.0, spin)
     problems = []
+    diverged = ~(np.isfinite(dist) & np.isfinite(speed) & np.isfinite(spin))
+    if diverged.any():  # no distance to judge: say where the numbers stopped being numbers
+        lost = [names[i] for i in np.flatnonzero(diverged)]
+        problems.append(f"the simulation diverged: links {lost[:4]}{' …' if len(lost) > 4 else ''} ended at "
+                        "non-finite positions or speeds")
+    dist, speed, spin = (np.where(diverged, 0.0, x) for x in (dist, speed, spin))
     i_d, i_v, i_w = int(np.argmax(dist)), int(np.argmax(speed)), int(np.argmax(spin))
-    if not np.all(np.isfinite(dist)) or dist[i_d] > config.max_rest_displacement:
+    if dist[i_d] > config.max_rest_displacement:
         problems.append(f"link {names[i_d]!r} moved {1000 * dist[i_d]:.3g} mm "
                         f"(> {1000 * config.max_rest_displacement:.3g} mm)")
-    if not np.all(np.isfinite(speed)) or speed[i_v] > config.max_rest_speed:
+    if speed[i_v] > config.max_rest_speed:
         problems.append(f"link {names[i_v]!r} still moves at {1000 * speed[i_v]:.3g} mm/s "
                         f"(> {1000 * config.max_rest_speed:.3g} mm/s)")
-    if not np.all(np.isfinite(spin)) or spin[i_w] > config.max_rest_spin:
+    if spin[i_w] > config.max_rest_spin:
         problems.append(f"link {names[i_w]!r} still turns at {spin[i_w]:.3g} rad/s (> {config.max_rest_spin:.3g})")
     worst_drift = {"rad": 0.0, "m": 0.0}
     for name, value, angular in drift:
         unit, limit = ("rad", config.max_joint_drift_rad) if angular else ("m", config.max_joint_drift_m)
+        if not math.isfinite(value):
+            problems.append(f"joint {name!r} ended at a non-finite value")
+            continue
         worst_drift[unit] = max(worst_drift[unit], abs(value))
-        if not math.isfinite(value) or abs(value) > limit:
+        if abs(value) > limit:
             problems.append(f"joint {name!r} drifted {value:.3g} {unit} by itself (> {limit:g})")
     if sank > config.fall_tolerance:
         problems.append(f"sank {1000 * sank:.3g} mm through the ground (> {1000 * config.fall_tolerance:.3g} mm)")
@@ -1266,6 +1387,8 @@ def _rest_verdict(engine: str, names: list[str], moved: FloatArray, lin: FloatAr
                "max_speed_mm_s": 1000 * float(speed.max()), "max_spin_rad_s": float(spin.max()),
                "max_joint_drift_rad": worst_drift["rad"], "max_joint_drift_m": worst_drift["m"],
                "max_sink_mm": 1000 * max(0.0, sank)}
+    if diverged.any():
+        numbers["diverged_links"] = int(diverged.sum())
     ok = (f"settles in {engine} after {config.rest_seconds:g} s: worst link moved "
           f"{numbers['max_displacement_mm']:.3g} mm (<= {1000 * config.max_rest_displacement:.3g}), speed "
           f"{numbers['max_speed_mm_s']:.3g} mm/s (<= {1000 * config.max_rest_speed:.3g}), spin "
@@ -1287,7 +1410,10 @@ def _bullet_rest_check(path: Path, config: ValidationConfig) -> _Result:
             raise AssetFormatError(f"{path}: no link has a collision shape, so nothing can rest on the ground")
         pos, orn = c.getBasePositionAndOrientation(b.id)
         c.resetBasePositionAndOrientation(b.id, [pos[0], pos[1], pos[2] + config.drop_height - gap], orn)
-        _bullet_passive(c, b)
+        if config.robot:
+            _bullet_hold(c, b, config)
+        else:
+            _bullet_passive(c, b)
         start = _bullet_coms(c, b)[0]
         expected = start - ([0.0, 0.0, 0.0] if static else [0.0, 0.0, config.drop_height])
         movable = b.movable(c)
@@ -1308,44 +1434,67 @@ def _bullet_rest_check(path: Path, config: ValidationConfig) -> _Result:
                                -lowest, config, free_spin)
         if static:
             result.message += " (massless base: static in PyBullet)"
+        if config.robot and movable:
+            result.message += " (robot: joints held at rest by position motors at the file's effort)"
         return result
 
 
 def _bullet_interpenetration_check(path: Path, config: ValidationConfig) -> _Result:
     with _bullet() as c:
         b = _bullet_load(c, path, fixed=True)
-        worst, pair, checked, skipped = -math.inf, None, 0, 0
+        adjacent = _bullet_adjacent(b)
+        worst, pair, checked, skipped, family, kin = -math.inf, None, 0, 0, 0, False
         links = b.links
         for i, la in enumerate(links):
             for lb in links[i + 1:]:
                 if b.group[la] == b.group[lb]:
                     skipped += 1
                     continue
+                related = frozenset((b.group[la], b.group[lb])) in adjacent
+                if related and config.robot:
+                    family += 1
+                    continue
                 checked += 1
                 depth = _bullet_depth(c, b, la, lb, _CLEARANCE_REACH)
                 if depth > worst:
-                    worst, pair = depth, (b.names[la], b.names[lb])
-        return _penetration_verdict(worst, pair, checked, skipped, config)
+                    worst, pair, kin = depth, (b.names[la], b.names[lb]), related
+        return _penetration_verdict(worst, pair, checked, skipped, config, family, kin)
 
 
 def _penetration_verdict(worst: float, pair: tuple[str, str] | None, checked: int, skipped: int,
-                         config: ValidationConfig) -> _Result:
-    """Judge the deepest overlap at rest; when nothing overlaps, report the smallest gap (up to 1 cm)."""
+                         config: ValidationConfig, family: int = 0, kin: bool = False) -> _Result:
+    """Judge the deepest overlap at rest; when nothing overlaps, report the smallest gap (up to 1 cm).
+
+    ``family``: parent–child pairs left out (robots: the engines never collide a link with its parent). An
+    object's parent and child are compared (a door sunk into its frame is a broken object even where the
+    engines let it pass); ``kin`` says the worst pair is such a pair.
+    """
     depth = max(0.0, worst)
     gap = -worst if pair and worst <= 0 else None
     numbers = {"pairs": checked, "rigid_pairs_skipped": skipped, "worst_depth_mm": 1000 * depth,
                "worst_pair": list(pair) if pair else None, "closest_gap_mm": None if gap is None else 1000 * gap}
+    left_out = ""
+    if config.robot:
+        numbers["parent_child_skipped"] = family
+        left_out = (f"; {family} parent–child pairs not compared (robot: the engines do not collide a link with "
+                    "its parent)")
     tol = f"{1000 * config.penetration_tolerance:.3g} mm"
     if worst > config.penetration_tolerance and pair:
+        engines = (" (the file's zero pose; MuJoCo collides links that are not parent and child, as PyBullet does "
+                   "with URDF_USE_SELF_COLLISION)") if config.robot else ""
+        if kin and not config.robot:
+            engines = (" (a part and the part it hangs on: the engines never collide them, but an object's part must "
+                       "not sit inside its parent; a robot's links may: validate robots with --robot)")
         return _Result("fail", f"links {pair[0]!r} and {pair[1]!r} overlap by {1000 * worst:.3g} mm at rest "
-                       f"(> {tol})", numbers)
+                       f"(> {tol}){engines}{left_out}", numbers)
     if pair is None:
         detail = "no two links within 1 cm"
     elif gap is not None:
         detail = f"closest {pair[0]!r}/{pair[1]!r} {1000 * gap:.3g} mm apart"
     else:
         detail = f"worst {pair[0]!r}/{pair[1]!r} overlap {1000 * depth:.3g} mm (<= {tol})"
-    return _ok(f"{checked} link pairs clear at rest: {detail}; {skipped} rigidly joined pairs not compared", numbers)
+    return _ok(f"{checked} link pairs clear at rest: {detail}; {skipped} rigidly joined pairs not compared"
+               f"{left_out}", numbers)
 
 
 def _sweep_values(jtype: str, lower: float | None, upper: float | None, steps: int) -> FloatArray | None:
@@ -1362,6 +1511,8 @@ class _SweepTally:
     """Worst clearance and motion over the sweep of all joints."""
 
     problems: list[str] = field(default_factory=list)
+    self_collisions: list[str] = field(default_factory=list)
+    """Overlaps of a robot's links within its joint limits (a warning: its planner avoids them)."""
     worst: float = -math.inf
     worst_at: str = ""
     joints: int = 0
@@ -1375,8 +1526,9 @@ class _SweepTally:
         if moved < 1e-6:
             self.problems.append(f"joint {name!r}: the child does not move across its range")
         if depth > config.penetration_tolerance and pair:
-            self.problems.append(f"joint {name!r} at {q:.3g} {unit}: {pair[0]!r} goes {1000 * depth:.3g} mm into "
-                                 f"{pair[1]!r} (> {1000 * config.penetration_tolerance:.3g} mm)")
+            found = self.self_collisions if config.robot else self.problems
+            found.append(f"joint {name!r} at {q:.3g} {unit}: {pair[0]!r} goes {1000 * depth:.3g} mm into "
+                         f"{pair[1]!r} (> {1000 * config.penetration_tolerance:.3g} mm)")
 
     def result(self, config: ValidationConfig) -> _Result:
         depth = max(0.0, self.worst)
@@ -1385,8 +1537,16 @@ class _SweepTally:
         where = f" ({self.worst_at})" if self.worst > 0 else ""
         if not self.joints and not self.problems:
             return _ok("no movable joints to sweep", numbers)
-        return _verdict(self.problems, f"{self.joints} joints swept over {self.poses} poses: children move and "
-                        f"stay clear, worst overlap {1000 * depth:.3g} mm{where} "
+        swept = f"{self.joints} joints swept over {self.poses} poses: children move"
+        if config.robot:
+            numbers["self_collisions"] = len(self.self_collisions)
+            swept += " (robot: a link and its parent are not compared, the engines do not collide them)"
+        if self.self_collisions and not self.problems:
+            more = f" (and {len(self.self_collisions) - 6} more)" if len(self.self_collisions) > 6 else ""
+            return _Result("warn", f"{swept}; links collide within the joint limits (a robot's limits do not promise "
+                           f"collision-free motion: its planner must avoid these poses): "
+                           f"{'; '.join(self.self_collisions[:6])}{more}", numbers)
+        return _verdict(self.problems, f"{swept} and stay clear, worst overlap {1000 * depth:.3g} mm{where} "
                         f"(<= {1000 * config.penetration_tolerance:.3g} mm)", numbers)
 
 
@@ -1395,6 +1555,7 @@ def _bullet_sweep_check(path: Path, model: _Urdf, config: ValidationConfig) -> _
     tally = _SweepTally()
     with _bullet() as c:
         b = _bullet_load(c, path, fixed=True)
+        adjacent = _bullet_adjacent(b) if config.robot else set()
         movable = b.movable(c)
         for j in movable:
             name = b.info[j][1].decode()
@@ -1420,6 +1581,8 @@ def _bullet_sweep_check(path: Path, model: _Urdf, config: ValidationConfig) -> _
                 tally.poses += 1
                 for la in moving:
                     for lb in static:
+                        if frozenset((b.group[la], b.group[lb])) in adjacent:
+                            continue
                         depth = _bullet_depth(c, b, la, lb, config.penetration_tolerance)
                         if depth > worst:
                             worst, pair, at = depth, (b.names[la], b.names[lb]), float(q)
@@ -1448,6 +1611,7 @@ class _DriveTally:
     worst_m: float = 0.0
     slowest: float = 0.0
     joints: int = 0
+    notes: list[str] = field(default_factory=list)
 
     def reached(self, name: str, target: float, error: float, seconds: float, angular: bool, effort: float,
                 config: ValidationConfig) -> None:
@@ -1467,9 +1631,11 @@ class _DriveTally:
                    "slowest_s": self.slowest}
         if not self.joints and not self.problems:
             return _ok("no movable joints to drive", numbers)
-        return _verdict(self.problems, f"{self.joints} joints driven to their limits in {engine}: worst error "
-                        f"{self.worst_rad:.2g} rad / {1000 * self.worst_m:.2g} mm, slowest {self.slowest:.2g} s",
-                        numbers)
+        result = _verdict(self.problems, f"{self.joints} joints driven to their limits in {engine}: worst error "
+                          f"{self.worst_rad:.2g} rad / {1000 * self.worst_m:.2g} mm, slowest {self.slowest:.2g} s",
+                          numbers)
+        result.message += "".join(f"; {n}" for n in self.notes)
+        return result
 
 
 def _bullet_drive_check(path: Path, model: _Urdf, config: ValidationConfig) -> _Result:
@@ -1485,6 +1651,11 @@ def _bullet_drive_check(path: Path, model: _Urdf, config: ValidationConfig) -> _
             name = b.info[j][1].decode()
             uj = joints.get(name)
             targets = None if uj is None else _drive_targets(uj.type, uj.lower, uj.upper)
+            lo, hi = b.info[j][8], b.info[j][9]
+            if uj is not None and uj.type == "continuous" and lo <= hi:  # PyBullet keeps a continuous joint's limits
+                targets = [hi, lo]
+                tally.notes.append(f"{name!r} is continuous, but PyBullet enforces its <limit> [{lo:.4g}, {hi:.4g}] "
+                                   "(MuJoCo and the URDF spec ignore it): driven to those")
             if not targets:
                 tally.problems.append(f"joint {name!r}: no limits to drive to")
                 continue
@@ -1612,8 +1783,53 @@ def _mj_floor_gap(m: Any, d: Any, floor: int, geoms: list[int]) -> float:
     return min((mujoco.mj_geomDistance(m, d, floor, g, 10.0, None) for g in geoms), default=math.inf)
 
 
+def _mj_servo(m: Any, j: int, tol: float, default_effort: float) -> tuple[float, float, float]:
+    """PD gains (kp, kv) and force limit of a stable servo on joint ``j`` (2 Hz, critically damped).
+
+    Stiff enough to beat joint damping within 1/omega and to hold within ``tol``/2 against friction; soft
+    enough for the explicit force to stay stable at the model's timestep. The limit is the joint's
+    ``actuatorfrcrange`` (MuJoCo's URDF import sets it from the effort), else ``default_effort``.
+    """
+    omega = 2 * math.pi * 2.0
+    dof = m.jnt_dofadr[j]
+    inertia = max(float(m.dof_M0[dof]), 1e-9)
+    friction, damping = float(m.dof_frictionloss[dof]), float(m.dof_damping[dof])
+    kp = min(max(inertia * omega**2, damping * omega, 2 * friction / tol), 0.2 * inertia / m.opt.timestep**2)
+    kv = min(2 * math.sqrt(kp * inertia), inertia / m.opt.timestep)
+    effort = float(m.jnt_actfrcrange[j, 1]) if m.jnt_actfrclimited[j] else default_effort
+    return kp, kv, effort
+
+
+def _mj_hold(m: Any, d: Any, servos: list[tuple[int, float, float, float, float]]) -> None:
+    """One step with each (joint, target, kp, kv, effort) held by a gravity-compensated PD (a powered robot)."""
+    mujoco = _import_mujoco()
+    mujoco.mj_step1(m, d)
+    d.qfrc_applied[:] = 0.0
+    for j, target, kp, kv, effort in servos:
+        dof = m.jnt_dofadr[j]
+        force = kp * (target - float(d.qpos[m.jnt_qposadr[j]])) - kv * d.qvel[dof] + d.qfrc_bias[dof]
+        d.qfrc_applied[dof] = float(np.clip(force, -effort, effort))
+    mujoco.mj_step2(m, d)
+
+
+def _mj_self_contacts(m: Any, d: Any, floor: int, tolerance: float) -> dict[tuple[str, str], float]:
+    """Pairs of the model's own bodies MuJoCo collides deeper than ``tolerance`` (m) now, with the depth."""
+    out: dict[tuple[str, str], float] = {}
+    for i in range(d.ncon):
+        c = d.contact[i]
+        if floor in (c.geom1, c.geom2) or c.exclude or c.dist >= -tolerance:
+            continue
+        first, second = sorted(m.body(int(m.geom_bodyid[g])).name for g in (c.geom1, c.geom2))
+        out[first, second] = max(out.get((first, second), 0.0), -float(c.dist))
+    return out
+
+
 def _mj_rest(spec: Any, path: Path, config: ValidationConfig, free_root: str | None) -> _Result:
-    """Drop the model on a floor in MuJoCo (a free joint is added to body ``free_root`` when given)."""
+    """Drop the model on a floor in MuJoCo (a free joint is added to body ``free_root`` when given).
+
+    A robot (``config.robot``) has its hinge and slide joints held where they start by gravity-compensated
+    servos at each joint's force limit, as its controller would hold it.
+    """
     mujoco = _import_mujoco()
     if free_root is not None:
         spec.body(free_root).add_freejoint()
@@ -1621,6 +1837,9 @@ def _mj_rest(spec: Any, path: Path, config: ValidationConfig, free_root: str | N
                                        size=[0.0, 0.0, 1.0], contype=0x7FFFFFFF, conaffinity=0x7FFFFFFF)
     floor_name = floor_el.name
     m = _mj_compile(spec, path)
+    if m.nv == 0:  # e.g. a URDF whose massless root MuJoCo fixes to the world, with no joints below it
+        return _ok("static in MuJoCo: the model has no degrees of freedom (it is fixed to the world), nothing "
+                   "can move", {"seconds": 0.0, "dofs": 0})
     d = mujoco.MjData(m)
     floor = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_GEOM, floor_name)
     geoms = _mj_collision_geoms(m)
@@ -1638,6 +1857,7 @@ def _mj_rest(spec: Any, path: Path, config: ValidationConfig, free_root: str | N
         m = _mj_compile(spec, path)
         d = mujoco.MjData(m)
     mujoco.mj_forward(m, d)
+    overlaps = _mj_self_contacts(m, d, floor, config.penetration_tolerance)
     bodies = list(range(1, m.nbody))
     root_of = {}
     for b in bodies:  # walk up to the top-level body
@@ -1649,11 +1869,21 @@ def _mj_rest(spec: Any, path: Path, config: ValidationConfig, free_root: str | N
     expected = start - np.array([[0.0, 0.0, config.drop_height if root_of[b] in free else 0.0] for b in bodies])
     hinge_slide = _mj_movable(m)
     q0 = [float(d.qpos[m.jnt_qposadr[j]]) for j in hinge_slide]
+    servos = []
+    if config.robot:
+        for j, q in zip(hinge_slide, q0, strict=True):
+            angular = _mj_jtype(m, j) == "hinge"
+            tol = config.limit_tolerance_rad if angular else config.limit_tolerance_m
+            kp, kv, effort = _mj_servo(m, j, tol, config.default_effort)
+            servos.append((j, q, kp, kv, effort))
     steps = max(1, min(200_000, round(config.rest_seconds / m.opt.timestep)))
     every = max(1, round(0.04 / m.opt.timestep))
     lowest = math.inf
     for k in range(steps):
-        mujoco.mj_step(m, d)
+        if servos:
+            _mj_hold(m, d, servos)
+        else:
+            mujoco.mj_step(m, d)
         if k % every == 0 or k == steps - 1:
             lowest = min(lowest, _mj_floor_gap(m, d, floor, geoms))
     lin, ang = np.zeros((len(bodies), 3)), np.zeros((len(bodies), 3))
@@ -1670,7 +1900,14 @@ def _mj_rest(spec: Any, path: Path, config: ValidationConfig, free_root: str | N
                            lin, ang, drift, -lowest, config, free_spin)
     if not free:
         result.message += " (no free joint: the model is fixed to the world)"
+    if servos:
+        result.message += " (robot: joints held at rest by gravity-compensated servos at their force limits)"
     result.numbers["timestep"] = float(m.opt.timestep)
+    result.numbers["overlaps_at_release"] = len(overlaps)
+    if overlaps and result.status == "fail":
+        (a, b), depth = max(overlaps.items(), key=lambda kv: kv[1])
+        result.message += (f" (at release MuJoCo found {len(overlaps)} pairs of the model's own bodies overlapping, "
+                           f"worst {a!r}/{b!r} by {1000 * depth:.3g} mm: its contacts push them apart)")
     return result
 
 
@@ -1700,15 +1937,15 @@ class _Mjcf:
 
 
 def _mjcf_parse_check(path: Path) -> _Result:
-    root = _xml_root(path)
+    root, note = _xml_read(path)
     if root.tag != "mujoco":
         raise AssetFormatError(f"{path}: the root element is <{root.tag}>, not <mujoco>: not an MJCF file")
     spec = _mj_spec(path)
     bodies = [b for b in spec.bodies if b.name != "world"]
     joints = list(spec.joints)
     numbers = {"bodies": len(bodies), "joints": len(joints), "meshes": len(spec.meshes)}
-    return _ok(f"model {spec.modelname!r}: {len(bodies)} bodies, {len(joints)} joints, {len(spec.meshes)} meshes",
-               numbers, value=_Mjcf(path, spec, None, ""))
+    return _ok(f"model {spec.modelname!r}: {len(bodies)} bodies, {len(joints)} joints, {len(spec.meshes)} meshes"
+               + (f"; {note}" if note else ""), numbers, value=_Mjcf(path, spec, None, ""))
 
 
 def _mjcf_dirs(doc: _Mjcf) -> tuple[Path, Path]:
@@ -1902,6 +2139,13 @@ def _mj_body_geoms(m: Any) -> dict[int, list[int]]:
     return out
 
 
+def _mj_adjacent(m: Any, a: int, b: int) -> bool:
+    """Whether bodies ``a`` and ``b`` are (welded to) parent and child: a pair MuJoCo does not collide."""
+    wa, wb = int(m.body_weldid[a]), int(m.body_weldid[b])
+    parent_a, parent_b = int(m.body_weldid[m.body_parentid[wa]]), int(m.body_weldid[m.body_parentid[wb]])
+    return wa != wb and 0 not in (wa, wb) and (parent_a == wb or parent_b == wa)
+
+
 def _mj_interpenetration_check(doc: _Mjcf, config: ValidationConfig) -> _Result:
     mujoco = _import_mujoco()
     m = doc.model
@@ -1909,17 +2153,21 @@ def _mj_interpenetration_check(doc: _Mjcf, config: ValidationConfig) -> _Result:
     mujoco.mj_kinematics(m, d)
     geoms = _mj_body_geoms(m)
     bodies = sorted(geoms)
-    worst, pair, checked, skipped = -math.inf, None, 0, 0
+    worst, pair, checked, skipped, family, kin = -math.inf, None, 0, 0, 0, False
     for i, ba in enumerate(bodies):
         for bb in bodies[i + 1:]:
             if m.body_weldid[ba] == m.body_weldid[bb]:
                 skipped += 1
                 continue
+            related = _mj_adjacent(m, ba, bb)
+            if related and config.robot:
+                family += 1
+                continue
             checked += 1
             depth = _mj_pair_depth(m, d, geoms[ba], geoms[bb], _CLEARANCE_REACH)
             if depth > worst:
-                worst, pair = depth, (m.body(ba).name, m.body(bb).name)
-    return _penetration_verdict(worst, pair, checked, skipped, config)
+                worst, pair, kin = depth, (m.body(ba).name, m.body(bb).name), related
+    return _penetration_verdict(worst, pair, checked, skipped, config, family, kin)
 
 
 def _mj_subtree(m: Any, body: int) -> set[int]:
@@ -1958,6 +2206,8 @@ def _mj_sweep_check(doc: _Mjcf, config: ValidationConfig) -> _Result:
         moving = _mj_subtree(m, child)
         mg = [g for b in moving for g in geoms.get(b, [])]
         sg = [g for b, gs in geoms.items() if b not in moving for g in gs]
+        against = {ga: [g for g in sg if not (config.robot and _mj_adjacent(m, int(m.geom_bodyid[ga]),
+                                                                            int(m.geom_bodyid[g])))] for ga in mg}
         worst, pair, at, moved, ref = -math.inf, None, 0.0, 0.0, None
         for q in values:
             d.qpos[:] = m.qpos0
@@ -1969,10 +2219,10 @@ def _mj_sweep_check(doc: _Mjcf, config: ValidationConfig) -> _Result:
             moved = max(moved, float(np.linalg.norm(pose[0] - ref[0])), _rotation_angle(ref[1], pose[1]))
             tally.poses += 1
             for ga in mg:
-                depth = _mj_pair_depth(m, d, [ga], sg, config.penetration_tolerance)
+                depth = _mj_pair_depth(m, d, [ga], against[ga], config.penetration_tolerance)
                 if depth > worst:
                     worst, at = depth, float(q)
-                    other = _mj_deepest_partner(m, d, ga, sg, config.penetration_tolerance)
+                    other = _mj_deepest_partner(m, d, ga, against[ga], config.penetration_tolerance)
                     pair = (m.body(int(m.geom_bodyid[ga])).name, m.body(int(m.geom_bodyid[other])).name)
         tally.joint(name, worst, pair, at, "rad" if kind != "prismatic" else "m", moved, config)
     return tally.result(config)
@@ -1996,7 +2246,6 @@ def _mj_drive_check(doc: _Mjcf, config: ValidationConfig) -> _Result:
     m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONTACT
     d = mujoco.MjData(m)
     tally = _DriveTally()
-    omega = 2 * math.pi * 2.0  # a 2 Hz, critically damped servo
     for j in _mj_movable(m):
         name = m.joint(j).name or f"joint {j}"
         kind, lower, upper = _mj_joint_kind(m, j)
@@ -2007,15 +2256,10 @@ def _mj_drive_check(doc: _Mjcf, config: ValidationConfig) -> _Result:
         tally.joints += 1
         mujoco.mj_resetData(m, d)
         adr, dof = m.jnt_qposadr[j], m.jnt_dofadr[j]
-        inertia = max(float(m.dof_M0[dof]), 1e-9)
-        effort = float(m.jnt_actfrcrange[j, 1]) if m.jnt_actfrclimited[j] else config.default_effort
         angular = kind != "prismatic"
         tol = config.limit_tolerance_rad if angular else config.limit_tolerance_m
-        friction, damping = float(m.dof_frictionloss[dof]), float(m.dof_damping[dof])
-        # Stiff enough to beat joint damping within 1/omega and to hold within tol/2 against friction; soft
-        # enough for the explicit force to stay stable at this timestep.
-        kp = min(max(inertia * omega**2, damping * omega, 2 * friction / tol), 0.2 * inertia / m.opt.timestep**2)
-        kv = min(2 * math.sqrt(kp * inertia), inertia / m.opt.timestep)
+        kp, kv, effort = _mj_servo(m, j, tol, config.default_effort)
+        friction = float(m.dof_frictionloss[dof])
         steps = max(1, round(config.drive_seconds / m.opt.timestep))
         for target in targets:
             error, taken = math.inf, 0
@@ -2298,9 +2542,45 @@ def _glb_check(path: Path, config: ValidationConfig, expect: _Expect | None) -> 
 # --------------------------------------------------------------------------------------------- suites
 
 
-def _urdf_suite(run: _Runner, path: Path, expect: _Expect | None) -> _Urdf | None:
-    cfg = run.config
+def _robot_mode(run: _Runner, declared: list[str], how: str, report: ValidationReport | None) -> ValidationConfig:
+    """The run's config with ``robot`` decided: as asked, else a robot when ``declared`` names actuated joints."""
+    asked = run.config.robot
+    robot = bool(declared) if asked is None else asked
+    if robot and report is not None and not report.robot:
+        report.robot = True
+        why = "as asked (--robot)" if asked else f"its joints {declared[:4]} are declared actuated ({how})"
+        report.notes.append(f"validated as a robot {why}: its joints are held by their motors in the rest checks "
+                            "(unpowered, an arm folds under gravity), a link and its parent are not compared for "
+                            "overlap (the engines do not collide them) and links that collide within the joint "
+                            "limits are a warning (a robot's planner avoids such poses)")
+    return replace(run.config, robot=robot)
+
+
+def _unusable_joints(model: _Urdf) -> list[str]:
+    """Movable joints the engines cannot move (a zero or non-finite axis, non-finite limits), each with why."""
+    out = []
+    for j in model.movable:
+        n = float(np.linalg.norm(j.axis))
+        if not math.isfinite(n) or n < 1e-9:
+            out.append(f"joint {j.name!r} has a {'zero' if math.isfinite(n) else 'non-finite'} axis")
+        elif j.type != "continuous" and j.has_limit and not all(
+                v is not None and math.isfinite(v) for v in (j.lower, j.upper)):
+            out.append(f"joint {j.name!r} has non-finite limits")
+    return out
+
+
+def _robot_hint(run: _Runner, report: ValidationReport | None, config: ValidationConfig) -> None:
+    """After a file's rest checks: joints that fell under gravity in an object may mean a robot; say how to ask."""
+    drifted = any(c.name.startswith("urdf.rest") and c.status == "fail" and "drifted" in c.message for c in run.checks)
+    if drifted and report is not None and not config.robot:
+        report.notes.append("joints moved under gravity in the rest checks: if this is a robot (an unpowered arm "
+                            "folds), validate it as one (seed3d validate --robot, ValidationConfig(robot=True))")
+
+
+def _urdf_suite(run: _Runner, path: Path, expect: _Expect | None,
+                report: ValidationReport | None = None) -> _Urdf | None:
     model: _Urdf | None = run.run("urdf.parse", path, lambda: _urdf_parse_check(path))
+    cfg = _robot_mode(run, [] if model is None else model.actuated, "<transmission>", report)
     per_link = (("urdf.files", lambda m: _urdf_files_check(m)),
                 ("urdf.meshes", lambda m: _urdf_meshes_check(m, cfg, expect)),
                 ("urdf.inertials", lambda m: _urdf_inertials_check(m)),
@@ -2312,19 +2592,33 @@ def _urdf_suite(run: _Runner, path: Path, expect: _Expect | None) -> _Urdf | Non
             run.run(name, path, lambda fn=fn: fn(model))
     in_bullet = run.run("urdf.load_pybullet", path, lambda: _bullet_load_check(path))
     as_is = run.run("urdf.load_mujoco", path, lambda: _mj_load_urdf_check(path, model))
-    dynamic = (("urdf.rest_pybullet", lambda: _bullet_rest_check(path, cfg)),
-               ("urdf.interpenetration", lambda: _bullet_interpenetration_check(path, cfg)),
-               ("urdf.sweep", lambda: _bullet_sweep_check(path, model, cfg)),
-               ("urdf.drive", lambda: _bullet_drive_check(path, model, cfg)))
-    for name, fn in dynamic:
-        if in_bullet and model is not None:
-            run.run(name, path, fn)
-        else:
+    unusable = [] if model is None else _unusable_joints(model)
+    blocked = (f"not run: {'; '.join(unusable)} (see urdf.joints): the engines cannot move it (PyBullet puts the "
+               "links it carries at NaN), so this cannot be measured") if unusable else ""
+    unread = "not run: the URDF could not be read here, and this check needs its joints' types and ranges"
+    dynamic = (("urdf.rest_pybullet", lambda: _bullet_rest_check(path, cfg), False),
+               ("urdf.interpenetration", lambda: _bullet_interpenetration_check(path, cfg), False),
+               ("urdf.sweep", lambda: _bullet_sweep_check(path, model, cfg), True),
+               ("urdf.drive", lambda: _bullet_drive_check(path, model, cfg), True))
+    for name, fn, needs_model in dynamic:
+        if not in_bullet:
             run.skip(name, path, "not run: the URDF does not load in PyBullet")
-    if as_is is not None and model is not None:
-        run.run("urdf.rest_mujoco", path, lambda: _mj_rest_urdf_check(path, model, as_is, cfg))
-    else:
+        elif needs_model and model is None:
+            run.skip(name, path, unread)
+        elif blocked:
+            run.skip(name, path, blocked)
+        else:
+            run.run(name, path, fn)
+    if as_is is None:
         run.skip("urdf.rest_mujoco", path, "not run: the URDF does not load in MuJoCo")
+    elif model is None:
+        run.skip("urdf.rest_mujoco", path, "not run: the URDF could not be read here, and this check needs its root")
+    elif blocked:
+        run.skip("urdf.rest_mujoco", path, blocked)
+    else:
+        run.run("urdf.rest_mujoco", path, lambda: _mj_rest_urdf_check(path, model, as_is, cfg))
+    if expect is None:
+        _robot_hint(run, report, cfg)
     if expect is not None:
         if model is not None and model.root is not None:
             run.run("kinematics.urdf", path, lambda: _compare_kinematics(expect.joints, _urdf_kinematics(model), cfg))
@@ -2333,9 +2627,15 @@ def _urdf_suite(run: _Runner, path: Path, expect: _Expect | None) -> _Urdf | Non
     return model
 
 
-def _mjcf_suite(run: _Runner, path: Path, expect: _Expect | None) -> Any:
-    cfg = run.config
+def _mjcf_actuated(doc: _Mjcf) -> list[str]:
+    """Joints an MJCF ``<actuator>`` drives."""
+    mujoco = _import_mujoco()
+    return sorted({a.target for a in doc.spec.actuators if a.trntype == mujoco.mjtTrn.mjTRN_JOINT and a.target})
+
+
+def _mjcf_suite(run: _Runner, path: Path, expect: _Expect | None, report: ValidationReport | None = None) -> Any:
     doc: _Mjcf | None = run.run("mjcf.parse", path, lambda: _mjcf_parse_check(path))
+    cfg = _robot_mode(run, [] if doc is None else _mjcf_actuated(doc), "<actuator>", report)
     if doc is None:
         for name in ("mjcf.files", "mjcf.meshes", "mjcf.joints", "mjcf.load_mujoco", "mjcf.inertials",
                      "mjcf.load_pybullet", "mjcf.rest_mujoco", "mjcf.interpenetration", "mjcf.sweep", "mjcf.drive"):
@@ -2461,9 +2761,9 @@ def _folder_suite(run: _Runner, root: Path, report: ValidationReport) -> None:
         if fmt == "glb":
             run.run("glb.load", path, lambda path=path: _glb_check(path, run.config, expect))
         elif fmt == "urdf":
-            _urdf_suite(run, path, expect)
+            _urdf_suite(run, path, expect, report)
         elif fmt == "mjcf":
-            _mjcf_suite(run, path, expect)
+            _mjcf_suite(run, path, expect, report)
         else:
             _usd_suite(run, path, expect, prefix=fmt)
     if report.absent:
@@ -2554,12 +2854,12 @@ def validate_path(path: PathType, config: ValidationConfig | None = None) -> Val
             _folder_suite(run, path, report)
         elif kind == "urdf":
             report.present.append("urdf")
-            model = _urdf_suite(run, path, None)
+            model = _urdf_suite(run, path, None, report)
             if model is not None and model.root is not None:
                 _functional(report, path.name, lambda: _urdf_functional(model))
         elif kind == "mjcf":
             report.present.append("mjcf")
-            loaded = _mjcf_suite(run, path, None)
+            loaded = _mjcf_suite(run, path, None, report)
             if loaded is not None:
                 _functional(report, path.name, lambda: functional.check_joints(
                     [(j.name or f"joint {i}", j.type, j.child, j.lower, j.upper)
