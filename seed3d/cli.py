@@ -83,9 +83,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Validate an asset folder, URDF, MJCF or USD file; exit 1 when a check fails."""
-    from seed3d.physics.validate import validate_path
+    from seed3d.physics.validate import ValidationConfig, validate_path
 
-    report = validate_path(args.path)
+    report = validate_path(args.path, ValidationConfig(robot=True) if args.robot else None)
     doc = report.to_dict()
     if args.report:
         from seed3d.asset import atomic_file
@@ -297,6 +297,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
     print(f"{summary['parts']} part(s), {summary['joints']} joint(s) ({summary['movable_joints']} movable); "
           + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items()))
     _print_generator(summary.get("generator", {}))
+    if doc.get("size"):  # where the size came from: the text, the category or the default
+        dims = ", ".join(f"{k} {v:.3g} m" for k, v in doc["size"]["dims"].items())
+        print(f"size: {dims} ({doc['size']['source']}: {doc['size']['note']})")
     return 0 if summary["valid"] else 1
 
 
@@ -339,15 +342,19 @@ def cmd_batch(args: argparse.Namespace) -> int:
     return result.exit_code
 
 
-def _read_input(src: Path) -> tuple[Any, Any, str]:
-    """(asset or None, mesh or None, name) of a mesh file or an asset folder; the mesh is a one-part asset's own."""
+def _read_input(src: Path, up: str | None = None) -> tuple[Any, Any, str, Any]:
+    """(asset or None, mesh or None, name, orientation or None) of a mesh file or an asset folder; the mesh is a
+    one-part asset's own. ``up``: see ``read_mesh_oriented`` (None: the format's convention, no guess)."""
     from seed3d.asset import Asset
-    from seed3d.export.meshio import read_mesh
+    from seed3d.export.meshio import read_mesh, read_mesh_oriented
 
     if (src / "asset.json").is_file():
+        if up not in (None, "auto"):
+            raise Seed3DError(f"--up applies to mesh files; {src} is an asset folder, +Z up already")
         given = Asset.load(src)
-        return given, given.parts[0].mesh if len(given.parts) == 1 else None, given.name
-    return None, read_mesh(src), "".join(c if c.isalnum() or c in "_-" else "_" for c in src.stem) or "asset"
+        return given, given.parts[0].mesh if len(given.parts) == 1 else None, given.name, None
+    mesh, orientation = (read_mesh(src), None) if up is None else read_mesh_oriented(src, up)
+    return None, mesh, "".join(c if c.isalnum() or c in "_-" else "_" for c in src.stem) or "asset", orientation
 
 
 def cmd_articulate(args: argparse.Namespace) -> int:
@@ -364,7 +371,7 @@ def cmd_articulate(args: argparse.Namespace) -> int:
         raise Seed3DError(f"{out} exists (use --overwrite to replace it)")
     update, close = _progress_bar("articulate")
     try:
-        given, mesh, name = _read_input(src)
+        given, mesh, name, orientation = _read_input(src, args.up)
         if mesh is not None:
             segmenter = Segmenter.from_pretrained(args.weights or weights_component("part_segmenter"))
             parts = decompose(mesh, segmenter, name=name, num_parts=args.parts,
@@ -375,14 +382,18 @@ def cmd_articulate(args: argparse.Namespace) -> int:
         asset = articulate(parts, progress=lambda f, m: update(0.3 + 0.5 * f, m))
     finally:
         close()
+    extra = {"orientation": orientation.to_dict()} if orientation is not None else {}
+    asset.metadata.update(extra)
     written = _write_sim_ready(asset, out, args.formats, overwrite=args.overwrite)
     report = validate_path(out)
     from seed3d.asset import atomic_file
 
     with atomic_file(out / "report.json") as tmp:
-        tmp.write_text(json.dumps(report.to_dict(), indent=2) + "\n")
+        tmp.write_text(json.dumps({**report.to_dict(), **extra}, indent=2) + "\n")
     written["report"] = out / "report.json"
     _print_written(written)
+    if orientation is not None:
+        print(orientation.summary())
     for j in asset.joints:
         if j.movable:
             print(f"joint {j.name}: {j.type} {j.parent} -> {j.child} axis {[round(float(a), 3) for a in j.axis]}")
@@ -409,7 +420,7 @@ def cmd_texture(args: argparse.Namespace) -> int:
         image = load_image(Path(args.image))
     sampling = {k: v for k, v in (("steps", args.steps), ("guidance", args.guidance)) if v is not None}
     options = TextureOptions(seed=args.seed, texture_size=args.texture_size, **sampling)
-    given, mesh, name = _read_input(src)
+    given, mesh, name, _ = _read_input(src)
     target = given if given is not None else Asset(name, [Part("body", mesh, label="body")])
     words = [w.strip() for w in args.material.split(",") if w.strip()] if args.material else None
     texturer = Texturer.from_pretrained(args.weights or weights_component("pbr"))
@@ -491,6 +502,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", help="asset folder, .urdf, MJCF .xml, or .usd/.usda/.usdc/.usdz file")
     p.add_argument("--json", action="store_true", help="print the JSON report instead of the summary")
     p.add_argument("--report", metavar="FILE", help="also write the JSON report to FILE")
+    p.add_argument("--robot", action="store_true",
+                   help="validate as a robot: joints held by their motors at rest, a link and its parent not compared "
+                        "for overlap, self-collision within the joint limits a warning (default: a robot when the "
+                        "file declares actuated joints, <transmission> or <actuator>)")
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("synth", help=cmd_synth.__doc__, description=cmd_synth.__doc__)
@@ -521,11 +536,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_scene)
 
     p = sub.add_parser("articulate", help=cmd_articulate.__doc__, description=cmd_articulate.__doc__ + (
-        " A mesh file (GLB/glTF: +Y up; OBJ/PLY/STL/OFF: +Z up, meters, front +X) or a one-part asset folder is "
-        "segmented by the shipped part segmenter; an asset folder with several parts keeps them."))
+        " A mesh file (meters; GLB/glTF: +Y up; OBJ/PLY/STL/OFF: the up axis read from how it rests, printed and "
+        "in report.json, or --up) or a one-part asset folder is segmented by the shipped part segmenter; an asset "
+        "folder with several parts keeps them."))
     p.add_argument("input", help="mesh file (.glb .gltf .obj .ply .stl .off) or asset folder")
     p.add_argument("-o", "--output", required=True, help="output asset folder (with exports and report.json)")
     p.add_argument("--parts", type=_positive, help="number of parts to cut (default: automatic)")
+    p.add_argument("--up", choices=("auto", "+x", "-x", "+y", "-y", "+z", "-z"), default="auto",  # meshio.UP_CHOICES
+                   help="the mesh file's axis that points up, written --up=-x for a minus (default auto: glTF "
+                        "+y by its spec; other formats: read from the face it rests on)")
     p.add_argument("--weights", help="part segmenter folder (default: from weights/pipeline.json)")
     p.add_argument("--formats", type=_formats, default="glb,urdf,mjcf,usd",
                    help="exports to write: comma-separated, or 'none' (default: all)")

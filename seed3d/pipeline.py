@@ -137,6 +137,21 @@ def learned_category(text: str | None, category: str | None) -> str | None:
     return None
 
 
+def program_size(asset: Asset) -> dict[str, Any]:
+    """report.json's ``size`` of a built program: its extent (meters), and whether the text stated it (the
+    program's size fit) or the category's typical size (moved by any size words) gave it."""
+    lo, hi = asset.bounds()
+    ext = hi - lo
+    dims = {"depth": round(float(ext[0]), 4), "width": round(float(ext[1]), 4), "height": round(float(ext[2]), 4)}
+    program = asset.metadata.get("program", {})
+    if program.get("size"):
+        said = ", ".join(f"{k} {v:.3g} m" for k, v in program["size"].items())
+        return {"dims": dims, "source": "text", "note": f"stated in the prompt ({said}), fitted by the program"}
+    category = str(program.get("category") or asset.metadata.get("category") or "object")
+    return {"dims": dims, "source": "category",
+            "note": f"the {category.replace('_', ' ')} program's size (its typical range, moved by any size words)"}
+
+
 def normalise_stages(stages: str | Sequence[str]) -> tuple[str, ...]:
     """Stage names in pipeline order with ``geometry`` first (it always runs); unknown names are an error."""
     items = stage_list(stages) if isinstance(stages, str) else tuple(str(s).strip() for s in stages)
@@ -389,7 +404,8 @@ class Seed3DPipeline:
             asset.metadata.update({
                 "prompt": text, "image": str(image) if isinstance(image, str | os.PathLike) else None,
                 "seed": opts.seed, "stages": ["program"], "device": self.device, "timings": timings,
-                "generator": {"path": "program", "asked": opts.generator, "why": why}})
+                "size": program_size(asset), "generator": {"path": "program", "asked": opts.generator,
+                                                                  "why": why}})
             report("program", 1.0, f"{len(asset.parts)} parts, {sum(j.movable for j in asset.joints)} movable joints")
             return asset
         timings["program"] = round(time.perf_counter() - t0, 3)
@@ -410,7 +426,7 @@ class Seed3DPipeline:
         metadata: dict[str, Any] = {
             "prompt": text, "image": str(image) if isinstance(image, str | os.PathLike) else None, "seed": opts.seed,
             "stages": list(opts.stages), "skipped": skipped, "models": self.model_versions(opts.stages),
-            "device": self.device, "size": {"dims": shape.size.dims, "source": shape.size.source},
+            "device": self.device, "size": shape.size.to_dict(),
             "options": {"steps": opts.steps, "guidance": opts.guidance, "resolution": opts.resolution,
                         "target_faces": opts.target_faces, "max_parts": opts.max_parts},
             "generator": {"path": "learned", "asked": opts.generator, "why": why}}
@@ -734,7 +750,8 @@ def run_job(spec: JobSpec, out: PathType, *, pipe: Seed3DPipeline | None = None,
     physics = None if "program" in asset.metadata else options.physics  # built parts: the library defaults
     summary = finish_asset(asset, out, formats=spec.formats, physics=physics, progress=progress,
                            should_cancel=should_cancel, overwrite=overwrite, key=key, started=started,
-                           extra={"timings": timings, "notes": notes, "job": job, "generator": generator})
+                           extra={"timings": timings, "notes": notes, "job": job, "generator": generator,
+                                  **({"size": asset.metadata["size"]} if "size" in asset.metadata else {})})
     summary["generator"] = generator
     log.info("%s: %s in %.1f s (%d parts, %d joints) -> %s", summary["name"],
              "valid" if summary["valid"] else "NOT valid", summary["timings"]["total"], summary["parts"],

@@ -116,6 +116,8 @@ def test_text_takes_the_program_path_by_default(tmp_path: Path, capsys: pytest.C
     assert asset.metadata["attributes"]["size_m"]["height"] == pytest.approx(0.90, rel=0.021)
     printed = capsys.readouterr().out
     assert "generator: program" in printed and "doors=2" in printed
+    assert report["size"]["source"] == "text" and report["size"]["dims"]["height"] == pytest.approx(0.90, rel=0.021)
+    assert "size: depth" in printed and "(text: stated in the prompt" in printed
     # the same object with one change
     again = tmp_path / "cab3"
     assert main(["generate", "--text", "an oak cabinet 90 cm tall with two doors and brass handles", "--param",
@@ -140,6 +142,7 @@ def test_image_makes_a_validated_asset_folder(tmp_path: Path) -> None:
     code = main(["generate", "--image", str(image), "--category", "cabinet", "--seed", "1", *FAST, "-o", str(out)])
     report = _check_folder(out, code, {"geometry", "parts", "texture", "articulation"})
     assert report["job"]["image"] == str(image) and report["job"]["seed"] == 1
+    assert report["size"]["source"] == "category" and "cabinet" in report["size"]["note"]  # --category sizes it
     assert Asset.load(out).name == "cabinet"
 
 

@@ -155,6 +155,28 @@ def test_geometry_stage_alone_makes_a_one_body_asset_with_metadata(tiny_weights:
         pipe(image=image, options=opts, sampler="euler")
 
 
+def test_an_image_takes_its_size_from_the_category_given(tiny_weights: Path) -> None:
+    pipe = Seed3DPipeline.from_pretrained(tiny_weights)
+    image = (np.random.default_rng(0).random((40, 40, 3)) * 255).astype(np.uint8)
+    sizes = {}
+    for category in ("mug", "wardrobe"):
+        asset = pipe(image=image, category=category, stages=("geometry",), **FAST)
+        size = asset.metadata["size"]
+        assert size["source"] == "category" and category in size["note"] and asset.metadata["category"] == category
+        sizes[category] = float(np.ptp(asset.parts[0].mesh.vertices, axis=0).max())
+    assert sizes["wardrobe"] > 4 * sizes["mug"]  # a cup and a wardrobe are not the same size
+
+
+def test_a_program_says_where_its_size_came_from() -> None:
+    from seed3d.pipeline import program_size
+    from seed3d.program import build_program, parse_text
+
+    stated = program_size(build_program(parse_text("a cabinet 80 cm tall")))
+    assert stated["source"] == "text" and stated["dims"]["height"] == pytest.approx(0.8, rel=0.03)
+    typical = program_size(build_program(parse_text("a mug")))
+    assert typical["source"] == "category" and "mug" in typical["note"] and typical["dims"]["height"] < 0.25
+
+
 def test_every_built_stage_runs_in_order_and_low_memory_frees_each_model(tiny_weights: Path) -> None:
     pipe = Seed3DPipeline.from_pretrained(tiny_weights, low_memory=True)
     image = (np.random.default_rng(1).random((40, 40, 3)) * 255).astype(np.uint8)
@@ -207,6 +229,7 @@ def test_run_job_writes_a_complete_folder_atomically(tiny_weights: Path, tmp_pat
     assert report["path"] == str(out) and str(tmp_path / ".job") not in json.dumps(report)  # no temp paths
     assert report["job"]["key"] == spec.key() and report["summary"]["files"] == summary["files"]
     assert "parts stage skipped: not asked for" in report["notes"]
+    assert report["size"]["source"] == "default" and "no known category" in report["size"]["note"]  # image only
     assert {c["name"] for c in report["checks"]} >= {"urdf.load_pybullet", "mjcf.load_mujoco", "usd.parse", "glb.load"}
     with Image.open(out / "preview.png") as im:
         assert im.size[0] == 4 * im.size[1]  # a strip of four turntable views

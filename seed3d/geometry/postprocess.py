@@ -384,6 +384,20 @@ class RealWorldSize:
                 raise InvalidInputError(f"{k} must be a positive number of meters, got {v!r}")
         self.dims = {k: float(v) for k, v in self.dims.items()}
 
+    def describe(self) -> str:
+        """Where the size came from, in words a user can act on."""
+        moved = f", moved by {', '.join(repr(m) for m in self.modifiers)}" if self.modifiers else ""
+        if self.source == "text":
+            return self.note or "stated in the text"
+        if self.source == "category":
+            return f"the typical size of a {self.note.replace('_', ' ')} (its category){moved}"
+        return self.note + moved
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form (report.json's ``size``): ``dims`` (meters), ``source``, ``note`` and ``modifiers``."""
+        return {"dims": {k: round(v, 4) for k, v in self.dims.items()}, "source": self.source,
+                "note": self.describe(), "modifiers": list(self.modifiers)}
+
 
 @functools.lru_cache(maxsize=1)
 def _category_table() -> dict[str, tuple[tuple[float, float, float], tuple[float, float, float], tuple[str, ...]]]:
@@ -453,7 +467,9 @@ def real_world_size(text: str | None = None, category: str | None = None) -> Rea
     lo, hi = DEFAULT_RANGE_M
     longest = lo * (hi / lo) ** t
     log.info("real_world_size: no size in the text and no known category; longest side %.3g m", longest)
-    return RealWorldSize({"longest": longest}, "default", note="DEFAULT_RANGE_M", modifiers=mods)
+    return RealWorldSize({"longest": longest}, "default", modifiers=mods,
+                         note=f"no measurement in the text and no known category: a {longest:.3g} m longest side (give "
+                              "a measurement such as '80 cm tall' or a category)")
 
 
 # --------------------------------------------------------------------------------------------- asset frame

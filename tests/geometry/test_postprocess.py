@@ -218,6 +218,18 @@ def test_category_prior_and_modifiers() -> None:
     assert category_size("not_a_category") is None
 
 
+def test_the_size_says_where_it_came_from() -> None:
+    stated = real_world_size("a box 30 cm tall").to_dict()
+    assert stated == {"dims": {"height": 0.3}, "source": "text", "note": "stated in the prompt", "modifiers": []}
+    prior = real_world_size("a small cup", "mug").to_dict()
+    assert prior["source"] == "category"
+    assert prior["note"] == "the typical size of a mug (its category), moved by 'small'"
+    assert set(prior["dims"]) == {"depth", "width", "height"} and prior["modifiers"] == ["small"]
+    fallback = real_world_size(None).to_dict()
+    assert fallback["source"] == "default" and fallback["dims"] == {"longest": DEFAULT_LONGEST_M}
+    assert "no known category" in fallback["note"] and "0.5 m" in fallback["note"]
+
+
 def test_category_from_text_and_fallbacks(caplog: pytest.LogCaptureFixture) -> None:
     assert real_world_size("a red mug with a handle").note == "mug"  # noun found in the text
     assert real_world_size("it is tall", "fridge").note == "refrigerator"  # category given as a noun

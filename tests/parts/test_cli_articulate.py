@@ -41,6 +41,37 @@ def test_read_mesh_turns_gltf_to_z_up(tmp_path: Path) -> None:
     assert np.allclose(np.ptp(glb.vertices, axis=0), (3, 1, 2))  # glTF +Y up -> +Z up, glTF +Z front -> +X
 
 
+def test_articulate_reads_the_up_axis_reports_it_and_takes_up(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                                               ) -> None:
+    import torch
+    import trimesh
+
+    from seed3d.parts.model import PartSegmenter
+    from tests.parts.test_segment import TINY_MODEL
+
+    torch.manual_seed(0)
+    seg = PartSegmenter(TINY_MODEL).save_pretrained(tmp_path / "seg")  # tiny and random: the orientation is the test
+    box = trimesh.creation.box(extents=(0.5, 0.9, 0.45))  # written +Y up: 0.9 m tall, 0.45 m deep
+    box.apply_translation((0.0, 0.45, 0.0))
+    box.export(tmp_path / "box.obj")
+    out = tmp_path / "out"
+    args = ["articulate", str(tmp_path / "box.obj"), "-o", str(out), "--formats", "urdf", "--weights", str(seg)]
+    assert main(args) in (0, 1)
+    printed = capsys.readouterr().out
+    assert "up: file +y axis (support): ambiguous" in printed and "usual up axis of OBJ files" in printed
+    report = json.loads((out / "report.json").read_text())
+    assert report["orientation"]["up"] == "+y" and len(report["orientation"]["supports"]) == 6
+    asset = Asset.load(out)
+    assert asset.metadata["orientation"]["up"] == "+y"
+    assert np.isclose(np.ptp(asset.bounds(), axis=0)[2], 0.9, atol=1e-3)  # standing, not on its back
+    assert main([*args, "--overwrite", "--up=+z"]) in (0, 1)
+    assert "up: file +z axis (given)" in capsys.readouterr().out
+    assert json.loads((out / "report.json").read_text())["orientation"]["source"] == "given"
+    assert np.isclose(np.ptp(Asset.load(out).bounds(), axis=0)[2], 0.45, atol=1e-3)
+    assert main(["articulate", str(out), "-o", str(tmp_path / "o2"), "--up", "+y"]) == 2  # an asset folder: +Z up
+    assert "--up applies to mesh files" in capsys.readouterr().err
+
+
 @pytest.mark.slow
 def test_articulate_an_asset_folder_keeps_its_parts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     truth = generate("nightstand", 0)
