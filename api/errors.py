@@ -42,9 +42,27 @@ CODES: dict[str, str] = {
     "image_too_many_pixels": "The image has too many pixels",
     "unsupported_media_type": "Unsupported content type",
     "unsupported_image": "The file is not an image format the service reads",
+    "image_side_too_long": "An image side is longer than the limit",
+    "invalid_image_dimensions": "The image is too small or too elongated",
+    "invalid_cursor": "The pagination cursor is not one this server gave out",
     "queue_full": "The job queue is full",
     "internal_error": "Internal server error",
 }
+#: Codes of a failed or canceled job's ``error`` (a problem document inside the job) and their titles.
+JOB_CODES: dict[str, str] = {
+    "asset_invalid": "The asset failed validation and the job asked for a valid one (require_valid)",
+    "generation_failed": "The generation failed",
+    "invalid_input": "The job's input could not be used",
+    "not_built": "A stage the job needs is not built yet",
+    "worker_lost": "The job's worker stopped responding on every attempt",
+    "canceled": "The job was canceled",
+    "internal_error": "Internal error while running the job",
+}
+
+
+def problem_type(code: str) -> str:
+    """The ``type`` URI of a problem ``code``."""
+    return f"https://seed3d.dev/problems/{code}"
 
 
 class ApiError(Exception):
@@ -69,7 +87,7 @@ def problem_response(request: Request, status: int, code: str, detail: str, head
                      extra: dict[str, Any] | None = None) -> Response:
     """A problem+json response (also carrying X-Request-ID, for errors raised outside the middleware)."""
     rid = request_id_of(request)
-    doc = {"type": f"https://seed3d.dev/problems/{code}", "title": CODES.get(code, code), "status": status,
+    doc = {"type": problem_type(code), "title": CODES.get(code, code), "status": status,
            "detail": detail, "code": code, "request_id": rid, **(extra or {})}
     out_headers = {"X-Request-ID": rid, **(headers or {})}
     return Response(json.dumps(doc, default=str), status_code=status, media_type=PROBLEM_TYPE, headers=out_headers)

@@ -1,7 +1,7 @@
-"""Input defence: images are checked from their header (format, pixel count) before anything is decoded, then
-decoded with ``seed3d.condition.image.load_image`` (byte and pixel limits, truncation) and re-encoded as a
-plain RGBA PNG, which is the only image a worker ever reads. Texts are checked for length and for characters
-that are not text.
+"""Input defence: images are checked from their header (format, pixel count, sides, aspect ratio) before anything
+is decoded, then decoded with ``seed3d.condition.image.load_image`` (byte and pixel limits, truncation) and
+re-encoded as a plain RGBA PNG, which is the only image a worker ever reads. Texts are checked for length and for
+characters that are not text.
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ class CheckedImage:
 
 def check_image(data: bytes, settings: Settings) -> CheckedImage:
     """Validate encoded image bytes and return them re-encoded as RGBA PNG; refusals raise ``ApiError``
-    (413 too many bytes or pixels, 415 not an accepted image format, 422 truncated or corrupt)."""
+    (413 too many bytes or pixels or a side too long, 415 not an accepted image format, 422 truncated, corrupt, a
+    side too short or too elongated: ``check_dimensions``)."""
     from PIL import Image, UnidentifiedImageError
 
     from seed3d.condition.image import load_image
@@ -66,6 +67,7 @@ def check_image(data: bytes, settings: Settings) -> CheckedImage:
         if w * h > settings.max_image_pixels:
             raise ApiError(413, "image_too_many_pixels", f"the image is {w} x {h} pixels, more than the limit of "
                                                          f"{settings.max_image_pixels}; downscale it first")
+        check_dimensions(w, h, settings)
     try:
         rgba = load_image(data, max_pixels=settings.max_image_pixels, max_bytes=settings.max_image_bytes)
     except InvalidInputError as exc:
@@ -74,6 +76,22 @@ def check_image(data: bytes, settings: Settings) -> CheckedImage:
     Image.fromarray(rgba, "RGBA").save(buf, format="PNG")
     png = buf.getvalue()
     return CheckedImage(png, hashlib.sha256(png).hexdigest(), rgba.shape[1], rgba.shape[0])
+
+
+def check_dimensions(width: int, height: int, settings: Settings) -> None:
+    """Refuse an image whose sides or aspect ratio the pipeline cannot use, naming the limit: 413
+    image_side_too_long, 422 invalid_image_dimensions (a side too short, or too elongated)."""
+    long, short = max(width, height), min(width, height)
+    if long > settings.max_image_side:
+        raise ApiError(413, "image_side_too_long", f"the image is {width} x {height} pixels; its longer side is more "
+                                                  f"than the limit of {settings.max_image_side} pixels")
+    if short < settings.min_image_side:
+        raise ApiError(422, "invalid_image_dimensions", f"the image is {width} x {height} pixels; each side must be "
+                                                        f"at least {settings.min_image_side} pixels")
+    if long > settings.max_image_aspect * short:
+        raise ApiError(422, "invalid_image_dimensions", f"the image is {width} x {height} pixels, an aspect ratio of "
+                                                        f"{long / short:.3g}:1; the limit is "
+                                                        f"{settings.max_image_aspect:g}:1 (crop it to the object)")
 
 
 def decode_data_uri(uri: str, settings: Settings) -> bytes:

@@ -31,7 +31,7 @@ router = APIRouter()
 _IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 _MULTIPART_LISTS = ("stages", "formats")
 _MULTIPART_FIELDS = ("text", "image", "upload_token", "seed", "stages", "target_faces", "texture_size", "formats",
-                     "steps", "resolution", "guidance", "generator", "params")
+                     "steps", "resolution", "guidance", "generator", "params", "require_valid")
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": Problem, "description": about, "content": {"application/problem+json": {}}}
@@ -154,25 +154,20 @@ def _generation_options(req: GenerationRequest, text: str | None, svc: Service) 
     options["generator"] = req.generator
     if req.params:
         options["params"] = dict(req.params)
+    if req.require_valid:
+        options["require_valid"] = True
     return options
 
 
 def _check_generator(req: GenerationRequest, text: str | None, has_image: bool) -> None:
-    """Refuse (422, naming the field) a generator or params the job could not honour: a program needs a text."""
-    if req.generator == "program" and text is None:
-        raise ApiError(422, "validation_failed", "generator: the program path reads the object from the text "
-                                                 "(programs from images are not built yet); give a text or use "
-                                                 "generator learned")
+    """Refuse (422, naming the field) params the job could not honour."""
     if req.params and req.generator == "learned":
         raise ApiError(422, "validation_failed", "params: program parameters need generator auto or program; the "
                                                  "learned path has none")
-    if req.params and text is None:
-        raise ApiError(422, "validation_failed", "params: program parameters need a text naming the object "
-                                                 "(programs from images are not built yet)")
     if req.params and req.generator == "auto" and has_image:
-        raise ApiError(422, "validation_failed", "params: with an image, generator auto takes the learned path "
-                                                 "(programs from images are not built yet), which has no program "
-                                                 "parameters; set generator program to build the text's program")
+        raise ApiError(422, "validation_failed", "params: with an image, generator auto may take the learned path "
+                                                 "(when the image's program is not confident), which has no program "
+                                                 "parameters; set generator program")
 
 
 def _check_spec(options: dict[str, Any], has_image: bool) -> None:
@@ -230,7 +225,8 @@ _GEN_BODY = {"requestBody": {"required": True, "content": {
         "target_faces": {"type": "integer"}, "texture_size": {"type": "integer"}, "steps": {"type": "integer"},
         "resolution": {"type": "integer"}, "guidance": {"type": "number"},
         "generator": {"type": "string", "enum": ["auto", "program", "learned"]},
-        "params": {"type": "string", "description": 'program parameters as a JSON object, e.g. {"doors": 3}'}}}}}}}
+        "params": {"type": "string", "description": 'program parameters as a JSON object, e.g. {"doors": 3}'},
+        "require_valid": {"type": "boolean"}}}}}}}
 
 
 @router.post("/v1/generations", status_code=202, response_model=Job, tags=["generations"], responses=_ERRORS,
@@ -299,24 +295,32 @@ def _cursor(seq: int) -> str:
     return base64.urlsafe_b64encode(f"s{seq}".encode()).decode().rstrip("=")
 
 
-def _parse_cursor(cursor: str) -> int:
+def _parse_cursor(cursor: str, max_seq: int) -> int:
+    """The position a cursor names; 400 problem+json for anything but a cursor this server could have given out
+    (``_cursor`` of a sequence number between 1 and ``max_seq``)."""
+    refused = ApiError(400, "invalid_cursor", "cursor: not a cursor this server gave out; pass back a page's "
+                                              "next_cursor unchanged, or leave cursor out for the first page")
     try:
-        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        if not text.startswith("s"):
-            raise ValueError(text)
-        return int(text[1:])
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("ascii")
     except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise ApiError(422, "validation_failed", "cursor: not a cursor this server gave out") from None
+        raise refused from None
+    digits = text[1:]
+    if not text.startswith("s") or not digits.isascii() or not digits.isdigit() or len(digits) > 19:
+        raise refused
+    seq = int(digits)
+    if not 1 <= seq <= max_seq or _cursor(seq) != cursor.rstrip("="):
+        raise refused
+    return seq
 
 
 @router.get("/v1/generations", response_model=JobPage, tags=["generations"],
-            responses={k: v for k, v in _ERRORS.items() if k in (401, 422)})
+            responses={k: v for k, v in _ERRORS.items() if k in (400, 401, 422)})
 async def list_generations(request: Request, limit: int = Query(20, ge=1, le=100),
                            cursor: str | None = Query(None, max_length=64)) -> JSONResponse:
     """Your jobs, newest first; pass ``next_cursor`` back as ``cursor`` for the next page."""
     owner = await _auth(request)
     svc = _svc(request)
-    before = _parse_cursor(cursor) if cursor else None
+    before = _parse_cursor(cursor, svc.store.max_seq) if cursor else None
 
     def page() -> dict[str, Any]:
         rows = svc.store.list(owner, limit + 1, before)

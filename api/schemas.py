@@ -61,6 +61,9 @@ class GenerationRequest(BaseModel):
     params: dict[str, ParamValue] | None = Field(None, max_length=MAX_PARAMS, description=(
         "Program parameters that replace the inferred ones, e.g. {\"doors\": 3} (generator auto or program; "
         "the result's generator.program.params lists every parameter of the built program)."))
+    require_valid: bool = Field(False, description=(
+        "Fail the job (status failed, error code asset_invalid naming the failed checks) when its asset fails "
+        "validation, instead of succeeding with result.valid false. The asset's files are kept either way."))
 
     @field_validator("stages", "formats")
     @classmethod
@@ -114,10 +117,13 @@ class FileInfo(BaseModel):
 
 
 class JobError(BaseModel):
-    """Why a job failed or was canceled."""
+    """Why a job failed or was canceled, as a problem document (RFC 9457 fields without status)."""
 
+    type: str | None = None
+    title: str | None = None
     code: str
     detail: str
+    failed_checks: list[str] | None = Field(None, description="The checks the asset failed (code asset_invalid).")
 
 
 class JobLinks(BaseModel):
@@ -147,11 +153,14 @@ class Job(BaseModel):
     error: JobError | None
     options: dict[str, Any]
     result: dict[str, Any] | None = Field(None, description=(
-        "What a finished job made. A generation: name, valid, faces, parts, joints, movable_joints and generator "
+        "What a finished job made. A generation: name, valid (passed every check), sound (physically sound), "
+        "functional (its joints do what their kinds do; null when no functional check ran), failed_checks (names), "
+        "failures (name and message of each), faces, parts, joints, movable_joints and generator "
         "(path: program or learned, asked, why, and for a program its category, every parameter, the ones the "
         "text or the request gave, confidence, fit and the phrases it could not place). A scene: objects, unmet, "
         "collision_free and omissions (each object the text named that was left out or built as a stand-in: noun, "
-        "status 'left out' or 'substituted', stand_in, objects, reason). Null until the job succeeded."))
+        "status 'left out' or 'substituted', stand_in, objects, reason). Null until the job succeeded, or failed "
+        "after making an asset (require_valid)."))
     files: list[FileInfo]
     expired: bool = False
     links: JobLinks

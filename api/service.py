@@ -8,19 +8,27 @@ import json
 import logging
 import math
 import shutil
+import socket
+import statistics
 import threading
 import time
 from datetime import UTC, datetime
 from typing import Any
 
-from api.errors import ApiError
+from api.errors import CODES, JOB_CODES, ApiError, problem_type
 from api.executors import Executor
 from api.metrics import Metrics
 from api.settings import Settings
 from api.store import TERMINAL, IdempotencyConflict, JobStore, QueueFullError, new_id
+from api.worker import lease_holder, process_alive
 from seed3d.asset import atomic_file
 
 log = logging.getLogger(__name__)
+
+#: Seconds a job is assumed to take before the service has measured any (the first 429s of a fresh server).
+DEFAULT_JOB_S = 30.0
+#: Bounds of a 429's Retry-After, in seconds.
+RETRY_AFTER_BOUNDS: tuple[int, int] = (1, 600)
 
 
 def iso(t: float | None) -> str | None:
@@ -40,6 +48,7 @@ class Service:
         self._submit_lock = threading.Lock()
         self._sweeper: threading.Thread | None = None
         self._stop = threading.Event()
+        self._job_s: tuple[float, float] | None = None  # (measured seconds per job, when measured)
 
     # ------------------------------------------------------------------------------------------ jobs
 
@@ -48,10 +57,18 @@ class Service:
         base = f"/v1/generations/{row['id']}"
         if position is None and row["status"] == "queued":
             position = self.store.queue_position(row)
-        error = {"code": row["error_code"], "detail": row["error_detail"] or ""} if row["error_code"] else None
+        summary = row.get("summary") or None
+        error = None
+        if row["error_code"]:
+            code = row["error_code"]
+            error = {"type": problem_type(code), "title": JOB_CODES.get(code) or CODES.get(code) or code,
+                     "code": code, "detail": row["error_detail"] or ""}
+            if code == "asset_invalid" and summary:
+                error["failed_checks"] = list(summary.get("failed_checks") or [])
         files = [{"name": f["name"], "content_type": f["content_type"], "size": f["size"],
                   "url": f"{base}/files/{f['name']}"} for f in (row["files"] or [])]
-        result = (row.get("summary") or None) if row["status"] == "succeeded" else None
+        # a failed job has a result when it made an asset (require_valid refused it): the checks say why
+        result = summary if row["status"] in ("succeeded", "failed") else None
         return {"id": row["id"], "kind": row["kind"], "status": row["status"], "stage": row["stage"],
                 "message": row["message"], "progress": round(float(row["progress"] or 0.0), 1),
                 "queue_position": position, "created_at": iso(row["created_at"]),
@@ -61,10 +78,22 @@ class Service:
                 "links": {"self": base, "events": f"{base}/events", "cancel": f"{base}/cancel",
                           "files": f"{base}/files"}}
 
-    def retry_after(self) -> int:
-        """Seconds a refused client should wait: the active jobs spread over the workers, times 30 s."""
+    def job_seconds(self) -> float:
+        """Seconds a job takes here: the median of the latest attempts that ran to an end (within the last hour;
+        ``DEFAULT_JOB_S`` before any), measured at most every few seconds."""
+        now = time.monotonic()
+        if self._job_s is None or now - self._job_s[1] > 5.0:
+            durations = self.store.recent_durations(limit=20)
+            self._job_s = (statistics.median(durations) if durations else DEFAULT_JOB_S, now)
+        return self._job_s[0]
+
+    def retry_after(self, active: int | None = None) -> int:
+        """Seconds a refused client should wait: the time the queue takes to drain at its measured throughput
+        (seconds per job x active jobs / workers), within ``RETRY_AFTER_BOUNDS``."""
+        active = self.store.count_active() if active is None else active
         workers = max(1, self.settings.workers)
-        return int(min(3600, max(1, math.ceil(self.store.count_active() / workers) * 30)))
+        low, high = RETRY_AFTER_BOUNDS
+        return int(min(high, max(low, math.ceil(self.job_seconds() * active / workers))))
 
     def submit(self, *, owner: str, kind: str, options: dict[str, Any], image_png: bytes | None,
                idempotency_key: str | None, hash_extra: str = "") -> tuple[dict[str, Any], bool]:
@@ -97,7 +126,7 @@ class Service:
             shutil.rmtree(job_dir, ignore_errors=True)
             self.metrics.job_refused("queue_full")
             raise ApiError(429, "queue_full", f"the queue is full ({exc}); retry later",
-                           headers={"Retry-After": str(self.retry_after())}) from None
+                           headers={"Retry-After": str(self.retry_after(exc.active))}) from None
         except IdempotencyConflict:
             shutil.rmtree(job_dir, ignore_errors=True)
             raise ApiError(422, "idempotency_key_reused", "this Idempotency-Key was used before with another "
@@ -148,8 +177,28 @@ class Service:
 
     # ------------------------------------------------------------------------------------------ lifecycle
 
+    def reclaim_dead_leases(self) -> int:
+        """Give back at once the jobs whose lease is held by a worker of this host whose process is gone (a server
+        restarted after its workers died with it); returns how many. Leases of live processes and of other hosts
+        run their course."""
+        host = socket.gethostname()
+        dead: set[str] = set()
+        for lease in self.store.held_leases():
+            holder = lease_holder(lease["owner"])
+            if holder is not None and holder[0] == host and not process_alive(holder[1], lease["since"]):
+                dead.add(lease["owner"])
+        reclaimed = sum(self.store.expire_leases_of(owner, requeue=True) for owner in sorted(dead))
+        if reclaimed:
+            log.warning("%d job(s) held by %d dead worker(s) of this host (%s) go back to the queue now", reclaimed,
+                        len(dead), ", ".join(sorted(dead)))
+        return reclaimed
+
     def start(self, executor: Executor | None) -> None:
-        """Start the executor (if any) and the retention sweeper."""
+        """Reclaim the jobs of this host's dead workers, start the executor (if any) and the retention sweeper."""
+        try:
+            self.reclaim_dead_leases()
+        except Exception:  # never keep a server from starting; the leases then run out as usual
+            log.exception("reclaiming the leases of dead workers failed")
         self.executor = executor
         if executor is not None:
             executor.start()

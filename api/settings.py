@@ -77,6 +77,12 @@ class Settings:
     """Largest encoded image (upload, data URI or multipart part)."""
     max_image_pixels: int = 4096 * 4096
     """Largest decoded image (width x height); decompression bombs stop here, before decoding."""
+    max_image_side: int = 8192
+    """Longest image side in pixels (checked from the header at submit, like the pixel count)."""
+    min_image_side: int = 16
+    """Shortest image side in pixels: a smaller image holds no object the pipeline can see."""
+    max_image_aspect: float = 8.0
+    """Largest ratio of an image's longer side to its shorter one (an object photo, not a strip)."""
     max_text_chars: int = 2000
     """Longest prompt."""
     max_steps: int = 100
@@ -101,6 +107,10 @@ class Settings:
         if not 0 < self.heartbeat_s < self.lease_s:
             raise InvalidInputError(f"heartbeat_s ({self.heartbeat_s}) must be positive and shorter than lease_s "
                                     f"({self.lease_s})")
+        if not 1 <= self.min_image_side <= self.max_image_side or self.max_image_aspect < 1:
+            raise InvalidInputError(f"image limits: need 1 <= min_image_side ({self.min_image_side}) <= "
+                                    f"max_image_side ({self.max_image_side}) and max_image_aspect "
+                                    f"({self.max_image_aspect}) >= 1")
         if self.device not in (None, "cpu", "cuda"):
             raise InvalidInputError(f"device must be cpu or cuda, got {self.device!r}")
 

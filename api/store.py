@@ -19,6 +19,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     Engine,
     Float,
@@ -103,7 +104,8 @@ class AttemptRow(Base):
     ended_at: Mapped[float | None] = mapped_column(Float)
     outcome: Mapped[str] = mapped_column(String(16), nullable=False, default="running")
 
-    __table_args__ = (UniqueConstraint("job_id", "attempt", name="uq_attempts_job_attempt"),)
+    __table_args__ = (UniqueConstraint("job_id", "attempt", name="uq_attempts_job_attempt"),
+                      Index("ix_attempts_ended_at", "ended_at"))
 
 
 class UploadRow(Base):
@@ -194,6 +196,13 @@ class JobStore:
     def close(self) -> None:
         """Release the connection pool."""
         self.engine.dispose()
+
+    @property
+    def max_seq(self) -> int:
+        """The largest job sequence number the ``jobs.seq`` column can hold on this database."""
+        if self.is_sqlite or isinstance(JobRow.__table__.c.seq.type, BigInteger):
+            return 2**63 - 1
+        return 2**31 - 1
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[Connection]:
@@ -421,12 +430,36 @@ class JobStore:
                                                                  AttemptRow.attempt == attempt))
         return res.rowcount == 1
 
-    def expire_leases_of(self, worker: str) -> int:
-        """End the leases ``worker`` holds now (its process is known dead), so the next claim retries its jobs."""
+    def expire_leases_of(self, worker: str, requeue: bool = False) -> int:
+        """End the leases ``worker`` holds now (its process is known dead), so the next claim retries its jobs;
+        with ``requeue`` its jobs go back to the queue (or fail, out of attempts) in the same transaction."""
+        now = time.time()
         with self._write() as conn:
             res = conn.execute(update(JobRow).where(JobRow.lease_owner == worker, JobRow.status == "running")
-                               .values(lease_expires_at=time.time() - 1.0))
+                               .values(lease_expires_at=now - 1.0))
+            if requeue and res.rowcount:
+                self._fail_exhausted(conn, now)
         return int(res.rowcount)
+
+    def held_leases(self) -> list[dict[str, Any]]:
+        """Running jobs' leases: ``job_id``, ``owner`` and ``since`` (when that attempt was claimed)."""
+        q = (select(JobRow.id, JobRow.lease_owner, AttemptRow.started_at)
+             .join(AttemptRow, and_(AttemptRow.job_id == JobRow.id, AttemptRow.attempt == JobRow.attempts),
+                   isouter=True)
+             .where(JobRow.status == "running", JobRow.lease_owner.is_not(None)))
+        with self._read() as conn:
+            rows = conn.execute(q).all()
+        return [{"job_id": job_id, "owner": owner, "since": since} for job_id, owner, since in rows]
+
+    def recent_durations(self, limit: int = 20, within_s: float = 3600.0) -> list[float]:
+        """Seconds the latest ``limit`` attempts that ran to an end (succeeded or failed) in the last ``within_s``
+        seconds took, newest first."""
+        since = time.time() - within_s
+        with self._read() as conn:
+            rows = conn.execute(select(AttemptRow.started_at, AttemptRow.ended_at).where(
+                AttemptRow.outcome.in_(("succeeded", "failed")), AttemptRow.ended_at.is_not(None),
+                AttemptRow.ended_at >= since).order_by(AttemptRow.ended_at.desc()).limit(limit)).all()
+        return [max(0.0, float(end) - float(start)) for start, end in rows]
 
     def attempts(self, job_id: str) -> list[dict[str, Any]]:
         """Attempts at ``job_id`` in order."""

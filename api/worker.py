@@ -37,13 +37,70 @@ log = logging.getLogger(__name__)
 SETTINGS_ENV = "SEED3D_API_SETTINGS"
 
 
+#: What a finished generation's ``result`` keeps of ``run_job``'s summary.
+RESULT_KEYS: tuple[str, ...] = ("name", "key", "valid", "sound", "functional", "failed_checks", "failures", "faces",
+                                "parts", "joints", "movable_joints", "generator")
+
+
 class Stopped(Exception):
     """Raised from a progress callback to stop a job at a stage boundary (cancel, shutdown, lost lease)."""
+
+
+class _Refused(Exception):
+    """A ``require_valid`` job whose asset failed validation: it ends failed, its files published."""
+
+    def __init__(self, detail: str, files: list[dict[str, Any]], timings: dict[str, Any], summary: dict[str, Any]
+                 ) -> None:
+        super().__init__(detail)
+        self.detail, self.files, self.timings, self.summary = detail, files, timings, summary
 
 
 def worker_name(slot: str | int) -> str:
     """A worker id unique across hosts and restarts: ``host:pid:slot``."""
     return f"{socket.gethostname()}:{os.getpid()}:{slot}"
+
+
+def lease_holder(owner: str) -> tuple[str, int] | None:
+    """(host, pid) of the process behind a lease owner: a local worker ``host:pid:slot`` or a Ray worker
+    ``ray:host:server pid:...`` (its actors live and die with that server); None for any other name."""
+    parts = owner.split(":")
+    if parts[0] == "ray":
+        parts = parts[1:]
+    if len(parts) < 3 or not parts[0] or not parts[1].isascii() or not parts[1].isdigit():
+        return None
+    return parts[0], int(parts[1])
+
+
+def _process_start(pid: int) -> tuple[float, str] | None:
+    """(start time in epoch seconds, state letter) of a process from /proc; None where /proc cannot tell."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        boot = next(float(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
+                    if line.startswith("btime "))
+        fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) ": state is field 3, starttime field 22
+        return boot + int(fields[19]) / os.sysconf("SC_CLK_TCK"), fields[0]
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+
+
+def process_alive(pid: int, since: float | None = None) -> bool:
+    """Whether process ``pid`` runs on this host; a zombie is dead, and so is a process that started after
+    ``since`` (epoch seconds: the pid was reused by another program after the lease was taken)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # it exists, owned by another user
+    info = _process_start(pid)
+    if info is None:
+        return True
+    started, state = info
+    if state in ("Z", "X"):
+        return False
+    return since is None or started <= since + 2.0  # /proc's boot time has a one-second grain
 
 
 def job_spec_kwargs(options: dict[str, Any], image: str | None) -> dict[str, Any]:
@@ -59,6 +116,8 @@ def job_spec_kwargs(options: dict[str, Any], image: str | None) -> dict[str, Any
     kw["generator"] = options.get("generator") or "auto"  # jobs stored before the choice existed: auto
     if options.get("params"):
         kw["params"] = dict(options["params"])
+    if options.get("require_valid"):
+        kw["require_valid"] = True
     return kw
 
 
@@ -127,6 +186,20 @@ class JobRunner:
     def _redact(self) -> tuple[str, ...]:
         return (str(self.settings.data_dir), str(self.settings.data_dir.resolve()))
 
+    def _result(self, summary: dict[str, Any], run_dir: Path) -> dict[str, Any]:
+        """The job's ``result``: ``RESULT_KEYS`` of the summary, server paths in check messages replaced by a dot."""
+        keep = {k: summary.get(k) for k in RESULT_KEYS if k in summary}
+        prefixes = sorted({*self._redact(), str(run_dir), str(run_dir.resolve())}, key=len, reverse=True)
+        failures = []
+        for failure in keep.get("failures") or []:
+            message = str(failure.get("message", ""))
+            for prefix in prefixes:
+                message = message.replace(prefix, ".")
+            failures.append({**failure, "message": message})
+        if "failures" in keep:
+            keep["failures"] = failures
+        return keep
+
     def run(self, claim: Claim) -> str:
         """Run one claimed job to a terminal status (or give it back on shutdown); returns what happened."""
         job, attempt = claim.job, claim.attempt
@@ -142,11 +215,15 @@ class JobRunner:
         def should_stop() -> bool:
             return beat.cancel or beat.lost or self.stop.is_set()
 
+        status, error_code, error_detail = "succeeded", None, None
         try:
             if job["kind"] == "scene":
                 files, timings, summary = self._scene(job, run_dir, pub_dir, should_stop)
             else:
                 files, timings, summary = self._generation(job, run_dir, pub_dir, should_stop)
+        except _Refused as exc:  # asked for a valid asset and did not get one: failed, with its files and checks
+            files, timings, summary = exc.files, exc.timings, exc.summary
+            status, error_code, error_detail = "failed", "asset_invalid", exc.detail[:2000]
         except BaseException as exc:
             shutil.rmtree(run_dir, ignore_errors=True)
             shutil.rmtree(pub_dir, ignore_errors=True)
@@ -154,13 +231,14 @@ class JobRunner:
         finally:
             beat.stop()
         shutil.rmtree(run_dir, ignore_errors=True)
-        if beat.lost or not self.store.finish(job["id"], self.worker, attempt, "succeeded", files=files,
-                                              files_dir=pub_dir.name, timings=timings, summary=summary):
+        if beat.lost or not self.store.finish(job["id"], self.worker, attempt, status, files=files,
+                                              files_dir=pub_dir.name, timings=timings, summary=summary,
+                                              error_code=error_code, error_detail=error_detail):
             shutil.rmtree(pub_dir, ignore_errors=True)
             log.warning("job %s: finished after losing its lease; another attempt owns it", job["id"])
             return "lost"
-        log.info("job %s succeeded (attempt %d, %d files)", job["id"], attempt, len(files))
-        return "succeeded"
+        log.info("job %s %s (attempt %d, %d files)", job["id"], status, attempt, len(files))
+        return status
 
     def _end_with(self, exc: BaseException, job: dict[str, Any], attempt: int, beat: _Heartbeat) -> str:
         from seed3d.pipeline import JobCancelled
@@ -193,7 +271,8 @@ class JobRunner:
 
     def _generation(self, job: dict[str, Any], run_dir: Path, pub_dir: Path, should_stop: Callable[[], bool]
                     ) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
-        from seed3d.pipeline import POST_STAGES, JobCancelled, JobSpec, run_job
+        from seed3d.errors import AssetInvalidError
+        from seed3d.pipeline import POST_STAGES, JobCancelled, JobSpec, invalid_asset_message, run_job
 
         options = job["options"]
         image = str(self.settings.data_dir / job["input_path"]) if job.get("input_path") else None
@@ -204,12 +283,16 @@ class JobRunner:
         progress = _Progress(self.store, job["id"], self.worker, [*first, *spec.stages, *POST_STAGES])
         if should_stop():
             raise JobCancelled("stopped before it started")
-        summary = run_job(spec, run_dir, pipe=self.pipe(), weights=self.settings.weights,
-                          device=self.settings.worker_device, progress=progress, should_cancel=should_stop)
+        try:
+            summary = run_job(spec, run_dir, pipe=self.pipe(), weights=self.settings.weights,
+                              device=self.settings.worker_device, progress=progress, should_cancel=should_stop)
+        except AssetInvalidError as exc:
+            files = publish_generation(run_dir, exc.summary, pub_dir, self._redact())
+            result = self._result(exc.summary, run_dir)
+            detail = f"{invalid_asset_message(result)} (require_valid; report.json among the files says more)"
+            raise _Refused(detail, files, dict(exc.summary.get("timings") or {}), result) from exc
         files = publish_generation(run_dir, summary, pub_dir, self._redact())
-        keep = {k: summary.get(k) for k in ("name", "key", "valid", "faces", "parts", "joints", "movable_joints",
-                                            "generator") if k in summary}
-        return files, dict(summary.get("timings") or {}), keep
+        return files, dict(summary.get("timings") or {}), self._result(summary, run_dir)
 
     def _scene(self, job: dict[str, Any], run_dir: Path, pub_dir: Path, should_stop: Callable[[], bool]
                ) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any]]:

@@ -25,6 +25,7 @@ from .seed3d_client import (
     GenerationRequest,
     JointInfo,
     describe_generator,
+    describe_validity,
     format_params,
     match_objects,
     parse_asset,
@@ -70,7 +71,7 @@ class _Task:
 _task: _Task | None = None
 #: What the panel shows about the current or last task.
 _state: dict[str, Any] = {"status": "", "progress": 0.0, "job_id": "", "error": "", "running": False, "made": [],
-                         "program": None}
+                         "program": None, "verdict": [], "valid": None}
 
 
 def _set_state(**values: Any) -> None:
@@ -87,7 +88,7 @@ def _start(task: _Task, client: Client) -> None:
     task.client = client
     _task = task
     _set_state(status=f"{task.label}: starting", progress=0.0, job_id="", error="", running=True, made=[],
-               program=None)
+               program=None, verdict=[], valid=None)
     task.thread.start()
     if not bpy.app.timers.is_registered(drain):
         bpy.app.timers.register(drain, first_interval=DRAIN_INTERVAL)
@@ -118,6 +119,9 @@ def drain() -> float | None:
                 options = payload.get("options") or {}
                 _set_state(made=made, program={"text": options.get("text") or "", "seed": options.get("seed", 0),
                                                "params": program["params"]} if program else None)
+            verdict = describe_validity(payload)
+            if verdict:
+                _set_state(verdict=verdict, valid=bool(payload["result"]["valid"]))
             error = payload.get("error")
             if error and payload.get("status") == "failed":
                 _set_state(error=f"{error.get('code')}: {error.get('detail')}")
@@ -312,6 +316,9 @@ class Seed3DSettings(bpy.types.PropertyGroup):
     params: StringProperty(name="Parameters", default="",
                            description="Program parameters that replace the inferred ones: NAME=VALUE separated by "
                                        "';', e.g. doors=3; hinge=left,right (generator auto or program)")
+    require_valid: BoolProperty(name="Require valid", default=False,
+                                description="Fail the job, naming the failed checks, when its asset fails "
+                                            "validation (instead of importing it marked not valid)")
 
     def request(self) -> GenerationRequest:
         """The generation request these settings describe (GLB is always asked for: it is what gets imported)."""
@@ -323,7 +330,7 @@ class Seed3DSettings(bpy.types.PropertyGroup):
         return GenerationRequest(text=self.prompt or None, image=image, seed=self.seed, stages=stages,
                                  target_faces=self.target_faces, texture_size=int(self.texture_size),
                                  formats=formats, generator=self.generator,
-                                 params=parse_params(self.params) or None)
+                                 params=parse_params(self.params) or None, require_valid=self.require_valid)
 
 
 def _download_root(context: bpy.types.Context) -> Path:
@@ -500,6 +507,7 @@ class VIEW3D_PT_seed3d(bpy.types.Panel):
         for prop in ("want_urdf", "want_mjcf", "want_usd"):
             row.prop(settings, prop, toggle=True)
         layout.prop(settings, "articulated")
+        layout.prop(settings, "require_valid")
         layout.prop(settings, "name")
 
         row = layout.row(align=True)
@@ -514,6 +522,11 @@ class VIEW3D_PT_seed3d(bpy.types.Panel):
                 layout.label(text=f"job {_state['job_id']}")
         if _state["error"]:
             layout.label(text=_state["error"], icon="ERROR")
+        if _state["verdict"]:
+            col = layout.column(align=True)
+            col.label(text=_state["verdict"][0], icon="CHECKMARK" if _state["valid"] else "ERROR")
+            for line in _state["verdict"][1:]:
+                col.label(text=line)
         if _state["made"]:
             col = layout.column(align=True)
             for line in _state["made"]:

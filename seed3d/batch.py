@@ -5,12 +5,14 @@ Layout of the output folder ``DIR``::
 
     DIR/items/<key>/     one finished asset folder per job (``JobSpec.key()``: a hash of inputs and options),
                          written atomically by ``run_job``, so a folder that exists is complete
-    DIR/summary.csv      one row per manifest row: status, validity, parts, joints, seconds, folder, error
+    DIR/summary.csv      one row per manifest row: status, validity (valid, physically sound, functional, the
+                         failed checks' names), parts, joints, seconds, folder, error
     DIR/summary.json     the same with counts and settings; written last, after the CSV
 
 A job whose folder exists is skipped (resume is the default), so an interrupted batch continues where it stopped
 and each job is generated once; two manifest rows with the same key share one folder. A job that fails is
-recorded (its error in one line) and the batch goes on; failed jobs run again on the next resume.
+recorded (its error in one line) and the batch goes on; failed jobs run again on the next resume. A row with
+``require_valid`` whose asset fails validation is a failed row naming the failed checks (its folder is kept).
 
 Backends: ``inline`` (this process, the pipeline loaded once), ``processes`` (``workers`` spawned processes, each
 loading the pipeline once) and ``ray`` (``workers`` Ray actors, each asking for one CPU, and one GPU when the
@@ -34,8 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from seed3d.asset import atomic_file
-from seed3d.errors import InvalidInputError, Seed3DError
-from seed3d.pipeline import JobSpec, Seed3DPipeline, check_device, run_job
+from seed3d.errors import AssetInvalidError, InvalidInputError, Seed3DError
+from seed3d.pipeline import JobSpec, Seed3DPipeline, check_device, invalid_asset_message, run_job, verdict_of_report
 from seed3d.typed import PathType
 
 log = logging.getLogger(__name__)
@@ -45,8 +47,10 @@ FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(JobSpec))
 _INTS = ("seed", "target_faces", "texture_size", "steps", "resolution")
 _LISTS = ("stages", "formats")
 #: Columns of summary.csv (and keys of each summary row).
-SUMMARY_COLUMNS: tuple[str, ...] = ("row", "key", "name", "status", "valid", "parts", "joints", "movable_joints",
-                                    "faces", "seconds", "folder", "error")
+SUMMARY_COLUMNS: tuple[str, ...] = ("row", "key", "name", "status", "valid", "sound", "functional", "failed_checks",
+                                    "parts", "joints", "movable_joints", "faces", "seconds", "folder", "error")
+_BOOLS = ("require_valid",)
+_TRUE, _FALSE = ("true", "yes", "1", "y", "on"), ("false", "no", "0", "n", "off")
 
 
 class ManifestError(InvalidInputError):
@@ -89,6 +93,10 @@ def _convert(name: str, value: Any, base: Path) -> Any:
                 return int(value)
             except ValueError:
                 raise InvalidInputError(f"{name} must be an integer, got {value!r}") from None
+        if name in _BOOLS:
+            if value.lower() in _TRUE + _FALSE:
+                return value.lower() in _TRUE
+            raise InvalidInputError(f"{name} must be true or false, got {value!r}")
         if name == "guidance":
             try:
                 return float(value)
@@ -179,7 +187,11 @@ def finished_summary(folder: Path) -> dict[str, Any] | None:
     except (OSError, json.JSONDecodeError):
         return None
     summary = doc.get("summary") if isinstance(doc, dict) else None
-    return summary if isinstance(summary, dict) else None
+    if not isinstance(summary, dict):
+        return None
+    if "failed_checks" not in summary:  # folders written before the summary carried the verdict
+        summary = {**summary, **verdict_of_report(doc)}
+    return summary
 
 
 # --------------------------------------------------------------------------------------------- running items
@@ -192,6 +204,9 @@ def _run_item(pipe: Seed3DPipeline, spec: dict[str, Any], folder: str, device: s
     try:
         summary = run_job(JobSpec(**spec), folder, pipe=pipe, device=device, overwrite=True)
         return {"status": "done", "summary": summary, "seconds": round(time.perf_counter() - t0, 3)}
+    except AssetInvalidError as exc:  # require_valid: a failed row that still shows its asset and checks
+        return {"status": "failed", "error": _one_line(exc), "summary": exc.summary,
+                "seconds": round(time.perf_counter() - t0, 3)}
     except Exception as exc:
         if not isinstance(exc, Seed3DError):
             log.error("job in %s failed unexpectedly", folder, exc_info=exc)
@@ -327,13 +342,16 @@ def _summary_row(row: ManifestRow, result: dict[str, Any] | None, items: Path, o
     doc.update(name=row.spec.asset_name(), status=result["status"], seconds=result.get("seconds"))
     if result["status"] == "failed":
         doc["error"] = result["error"]
-    else:
-        s = result["summary"]
-        doc.update(valid=bool(s.get("valid")), parts=s.get("parts"), joints=s.get("joints"),
+    s = result.get("summary")
+    if s is not None:
+        doc.update(valid=bool(s.get("valid")), sound=s.get("sound"), functional=s.get("functional"),
+                   failed_checks=list(s.get("failed_checks") or []), parts=s.get("parts"), joints=s.get("joints"),
                    movable_joints=s.get("movable_joints"), faces=s.get("faces"), name=s.get("name", doc["name"]),
                    folder=(items / row.key).relative_to(out).as_posix())
         if doc["seconds"] is None:
             doc["seconds"] = (s.get("timings") or {}).get("total")
+        if row.spec.require_valid and doc["status"] != "failed" and not doc["valid"]:
+            doc.update(status="failed", error=invalid_asset_message(s))  # a resumed folder that never passed
     return doc
 
 
@@ -341,7 +359,7 @@ def _write_summary(result: BatchResult, manifest: Path) -> None:
     with atomic_file(result.out / "summary.csv") as tmp, tmp.open("w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=SUMMARY_COLUMNS)
         writer.writeheader()
-        writer.writerows(result.rows)
+        writer.writerows({**r, "failed_checks": ";".join(r["failed_checks"] or [])} for r in result.rows)
     doc = {"manifest": str(manifest), "backend": result.backend, "workers": result.workers,
            "seconds": round(result.seconds, 3), "counts": result.counts, "items": result.rows}
     with atomic_file(result.out / "summary.json") as tmp:
@@ -441,12 +459,14 @@ def run_batch(manifest: PathType, out: PathType, *, workers: int = 1, ray: str |
 
 def format_summary(result: BatchResult) -> str:
     """The summary as a text table, one line per manifest row, and a totals line."""
-    head = f"{'row':>4}  {'status':8} {'valid':5} {'parts':>5} {'joints':>6} {'sec':>7}  name / error"
+    head = f"{'row':>4}  {'status':8} {'valid':5} {'parts':>5} {'joints':>6} {'sec':>7}  name / error / failed checks"
     lines = [head, "-" * len(head)]
     for d in result.rows:
         valid = "-" if d["valid"] is None else ("yes" if d["valid"] else "NO")
         sec = "-" if d["seconds"] is None else f"{d['seconds']:.1f}"
         what = d["error"] if d["status"] == "failed" else f"{d['name']}  ({d['folder']})"
+        if d["failed_checks"] and d["status"] != "failed":
+            what += f"  failed: {', '.join(d['failed_checks'])}"
         lines.append(f"{d['row']:>4}  {d['status']:8} {valid:5} {d['parts'] if d['parts'] is not None else '-':>5} "
                      f"{d['joints'] if d['joints'] is not None else '-':>6} {sec:>7}  {what}")
     c = result.counts

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class Seed3DError(Exception):
     """Base class of every error Seed3D raises on purpose."""
@@ -25,3 +27,16 @@ class ExportError(Seed3DError):
 
 class NotBuiltError(Seed3DError, NotImplementedError):
     """A stage that is not built yet; raised instead of faking a result."""
+
+
+class AssetInvalidError(Seed3DError):
+    """A job that asked for a valid asset (``require_valid``) made one that failed validation.
+
+    The asset folder is written (its report.json says why); ``summary`` is the job's summary and ``failed`` the
+    names of the checks that failed.
+    """
+
+    def __init__(self, message: str, summary: dict[str, Any] | None = None, failed: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.summary = dict(summary or {})
+        self.failed = list(failed or [])

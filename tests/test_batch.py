@@ -13,7 +13,8 @@ import pytest
 import seed3d.batch as batch
 from seed3d.batch import ManifestError, read_manifest, run_batch
 from seed3d.cli import main
-from seed3d.pipeline import JobSpec
+from seed3d.pipeline import JobSpec, Seed3DPipeline
+from tests.broken_assets import FixedPipe
 from tests.test_pipeline import make_tiny_weights, noise_image
 
 #: Job fields that keep tiny-model runs fast (geometry only: parts and joints of random models say nothing here).
@@ -144,6 +145,39 @@ def test_failing_items_are_recorded_and_the_batch_goes_on(tiny_weights: Path, tm
     assert "steps" in errors[4] and all("\n" not in e for e in errors if e)
     printed = capsys.readouterr().out
     assert "6 rows: 2 generated, 0 already done, 4 failed" in printed and "no such image file" in printed
+
+
+def test_the_summary_shows_validity_and_require_valid_fails_a_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(Seed3DPipeline, "from_pretrained", lambda *a, **k: FixedPipe())  # a drawer that cannot open
+    job = {"text": "a cabinet with a drawer", "generator": "learned", "stages": "geometry", "formats": "urdf"}
+    with (tmp_path / "jobs.csv").open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=[*job, "name", "require_valid"])
+        w.writeheader()
+        w.writerow({**job, "name": "plain", "require_valid": ""})
+        w.writerow({**job, "name": "strict", "require_valid": "true"})
+        w.writerow({**job, "name": "odd", "require_valid": "maybe"})
+    out = tmp_path / "out"
+    assert main(["batch", str(tmp_path / "jobs.csv"), "-o", str(out)]) == 1
+    printed = capsys.readouterr().out
+    doc = json.loads((out / "summary.json").read_text())
+    plain, strict, odd = doc["items"]
+    assert plain["status"] == "done" and plain["valid"] is False
+    assert plain["sound"] is True and plain["functional"] is False and plain["failed_checks"] == ["functional.travel"]
+    assert strict["status"] == "failed" and strict["valid"] is False
+    assert strict["failed_checks"] == ["functional.travel"]
+    assert "functional.travel: drawer_slide (drawer) moves 1.0 mm" in strict["error"]
+    assert (out / strict["folder"] / "report.json").is_file()  # the refused asset stays to be looked at
+    assert odd["status"] == "failed" and "require_valid must be true or false" in odd["error"]
+    with (out / "summary.csv").open() as f:
+        table = list(csv.DictReader(f))
+    assert [r["failed_checks"] for r in table] == ["functional.travel", "functional.travel", ""]
+    assert [r["sound"] for r in table[:2]] == ["True", "True"] and table[0]["functional"] == "False"
+    assert "failed: functional.travel" in printed and "drawer_slide (drawer) moves 1.0 mm" in printed
+    # resumed: the folders are complete, nothing runs again, the same verdicts (read back from report.json)
+    again = run_batch(tmp_path / "jobs.csv", out)
+    assert [r["status"] for r in again.rows] == ["resumed", "failed", "failed"]
+    assert again.rows[0]["failed_checks"] == ["functional.travel"] and "functional.travel" in again.rows[1]["error"]
 
 
 def test_local_worker_processes(tiny_weights: Path, tmp_path: Path) -> None:

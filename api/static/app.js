@@ -54,6 +54,7 @@ function formSpec() {
     resolution,
     generator: $("generator").value,
     params: parseParams($("params").value),
+    require_valid: $("require-valid").checked || undefined,
   };
 }
 
@@ -130,6 +131,7 @@ async function openJob(job) {
     if (current?.id !== job.id) return;
     $("cancel").hidden = true;
     if (final.status === "succeeded") await showResult(final, abort.signal);
+    else if (final.files?.length) renderDownloads(final.files); // refused (require_valid): its report says why
     refreshRecent();
   } catch (err) {
     if (err.name !== "AbortError") showJobError(err.message);
@@ -149,8 +151,36 @@ function renderJob(job) {
   $("job").dataset.status = job.status;
   $("cancel").hidden = isTerminal(job.status);
   if (job.error) showJobError(`${job.error.code}: ${job.error.detail}`);
+  renderVerdict(job);
   renderTimings(job.timings || {});
   renderMadeBy(job);
+}
+
+/** Whether the job's asset passed validation: valid, physically sound, functional, and each failed check. */
+function renderVerdict(job) {
+  const result = job.result;
+  if (!result || result.valid == null) {
+    $("verdict").hidden = true;
+    return;
+  }
+  const word = (value) => (value == null ? "not checked" : value ? "yes" : "no");
+  $("verdict-valid").textContent = result.valid ? "valid" : "not valid";
+  $("verdict-valid").dataset.valid = String(Boolean(result.valid));
+  for (const [id, value] of [["verdict-sound", result.sound], ["verdict-functional", result.functional]]) {
+    $(id).textContent = word(value);
+    $(id).dataset.ok = String(value !== false);
+  }
+  const failures = result.failures || (result.failed_checks || []).map((name) => ({ name, message: "" }));
+  $("verdict-failed").replaceChildren(...failures.map((failure) => {
+    const li = document.createElement("li");
+    li.dataset.check = failure.name;
+    const name = document.createElement("span");
+    name.className = "check-name";
+    name.textContent = failure.name;
+    li.append(name, failure.message ? ` — ${failure.message}` : "");
+    return li;
+  }));
+  $("verdict").hidden = false;
 }
 
 /** Which path made the object and why; for a program its category, confidence, every parameter (editable, to
@@ -251,6 +281,8 @@ async function cancelJob() {
 
 function resetResult() {
   $("job-error").hidden = true;
+  $("verdict").hidden = true;
+  $("verdict-failed").replaceChildren();
   $("made-by").hidden = true;
   delete $("made-by").dataset.job;
   $("job-timings").hidden = true;
@@ -416,6 +448,15 @@ async function refreshRecent() {
       status.dataset.status = job.status;
       status.textContent = job.status;
       li.append(status, " ", a);
+      if (job.result?.valid === false) {
+        const invalid = document.createElement("span");
+        invalid.className = "badge small";
+        invalid.dataset.status = "failed";
+        invalid.dataset.valid = "false";
+        invalid.textContent = "not valid";
+        invalid.title = `failed checks: ${(job.result.failed_checks || []).join(", ")}`;
+        li.append(" ", invalid);
+      }
       return li;
     }));
     $("recent").hidden = !items.length;

@@ -12,6 +12,7 @@ from .client import (
     GenerationResult,
     StoppedWaiting,
     describe_generator,
+    describe_validity,
     format_params,
     parse_params,
     parse_sse,
@@ -22,5 +23,5 @@ from .kinematics import AssetInfo, JointInfo, blender_from_asset, match_objects,
 __all__ = [
     "FORMATS", "GENERATORS", "IMPORT_FILES", "STAGES", "TERMINAL", "AssetInfo", "Client", "ClientError",
     "GenerationRequest", "GenerationResult", "JointInfo", "StoppedWaiting", "blender_from_asset", "describe_generator",
-    "format_params", "match_objects", "parse_asset", "parse_params", "parse_sse", "run_generation",
+    "describe_validity", "format_params", "match_objects", "parse_asset", "parse_params", "parse_sse", "run_generation",
 ]

@@ -68,6 +68,7 @@ class GenerationRequest:
     resolution: int | None = None
     generator: str = "auto"
     params: dict[str, Any] | None = None
+    require_valid: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
     def check(self) -> None:
@@ -107,6 +108,8 @@ class GenerationRequest:
         body["generator"] = self.generator
         if self.params:
             body["params"] = dict(self.params)
+        if self.require_valid:
+            body["require_valid"] = True
         body.update(self.extra)
         return body
 
@@ -155,6 +158,25 @@ def describe_generator(job: Job) -> list[str]:
             lines.append(f"set: {format_params(given)}")
         lines += [f"not placed: {u}" for u in program.get("unplaced") or ()]
     return [line for line in lines if line]
+
+
+def describe_validity(job: Job) -> list[str]:
+    """Lines saying whether a finished job's asset passed validation: valid, physically sound, functional, and
+    each failed check with its message (none for a job that made no asset)."""
+    result = job.get("result") or {}
+    if "valid" not in result or result.get("valid") is None:
+        return []
+
+    def word(value: Any) -> str:
+        return "not checked" if value is None else ("yes" if value else "NO")
+
+    lines = [f"{'valid' if result['valid'] else 'NOT valid'} · physically sound: {word(result.get('sound'))} · "
+             f"functional: {word(result.get('functional'))}"]
+    failures = result.get("failures") or [{"name": n, "message": ""} for n in result.get("failed_checks") or ()]
+    for failure in failures:
+        message = str(failure.get("message") or "")
+        lines.append(f"failed {failure.get('name')}: {message}" if message else f"failed {failure.get('name')}")
+    return lines
 
 
 def parse_sse(lines: Iterator[bytes]) -> Iterator[tuple[str, str]]:

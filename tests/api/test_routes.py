@@ -1,10 +1,16 @@
 """REST API v1 without workers: submitting, the job object, paging, idempotency, API keys and scoping, cancel,
-the queue limit, downloads, retention, health, metrics and the static page."""
+the queue limit and Retry-After, downloads, retention, health, metrics, the static page, verdicts of assets and
+require_valid, and a restart reclaiming the leases of its dead workers."""
 
 from __future__ import annotations
 
 import base64
 import json
+import os
+import socket
+import subprocess
+import sys
+import time
 import zipfile
 from collections.abc import Callable
 from io import BytesIO
@@ -15,9 +21,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 import api.app
+import api.service
 from api import Settings, create_app
 from api.artifacts import publish_generation
-from api.keys import create_key
+from api.keys import LOCAL_OWNER, create_key
+from api.worker import lease_holder, process_alive
 from seed3d.pipeline import BUILT_STAGES, STAGES
 from tests.api.conftest import png_bytes
 
@@ -154,6 +162,62 @@ def test_a_finished_job_carries_its_result(client: TestClient) -> None:
     assert client.get("/v1/generations").json()["items"][0]["result"] == summary
 
 
+#: A finished generation whose drawer cannot open: physically sound, not functional (what a worker stores).
+INVALID_RESULT: dict[str, Any] = {
+    "name": "cabinet", "valid": False, "sound": True, "functional": False, "failed_checks": ["functional.travel"],
+    "failures": [{"name": "functional.travel", "message": "drawer_0 (drawer) moves 1.0 mm, needs 120.0 mm"}],
+    "faces": 900, "parts": 2, "joints": 1, "movable_joints": 1, "generator": {"path": "program", "asked": "auto"}}
+
+
+def _events(client: TestClient, url: str) -> list[dict[str, Any]]:
+    with client.stream("GET", url) as s:
+        text = "".join(s.iter_text())
+    return [json.loads(b.split("data: ", 1)[1]) for b in text.split("\n\n") if b.startswith("event: job")]
+
+
+def test_a_job_says_whether_its_asset_passed(client: TestClient) -> None:
+    store = client.app.state.service.store
+    job = client.post("/v1/generations", json={"text": "a cabinet with a drawer"}).json()
+    assert "require_valid" not in job["options"]
+    claim = store.claim("test-worker", 60)
+    assert claim is not None
+    assert store.finish(job["id"], "test-worker", 1, "succeeded", files=[], timings={}, summary=INVALID_RESULT)
+    for seen in (client.get(job["links"]["self"]).json(), client.get("/v1/generations").json()["items"][0],
+                 _events(client, job["links"]["events"])[-1]):
+        assert seen["status"] == "succeeded" and seen["error"] is None
+        result = seen["result"]
+        assert result["valid"] is False and result["sound"] is True and result["functional"] is False
+        assert result["failed_checks"] == ["functional.travel"]
+        assert result["failures"][0]["message"].startswith("drawer_0 (drawer) moves 1.0 mm")
+
+
+def test_require_valid_is_kept_and_a_refused_job_names_its_checks(client: TestClient) -> None:
+    store = client.app.state.service.store
+    r = client.post("/v1/generations", json={"text": "a cabinet with a drawer", "require_valid": True})
+    assert r.status_code == 202, r.text
+    job = r.json()
+    assert job["options"]["require_valid"] is True
+    _problem(client.post("/v1/generations", json={"text": "a cabinet", "require_valid": "maybe"}), 422,
+             "validation_failed")
+    multipart = client.post("/v1/generations", data={"text": "a cabinet", "require_valid": "true"},
+                            files={"image": ("a.png", png_bytes(), "image/png")})
+    assert multipart.status_code == 202, multipart.text
+    assert multipart.json()["options"]["require_valid"] is True
+    claim = store.claim("test-worker", 60)
+    assert claim is not None and claim.job["id"] == job["id"]
+    detail = "the asset failed validation (not functional): functional.travel: drawer_0 (drawer) moves 1.0 mm"
+    assert store.finish(job["id"], "test-worker", 1, "failed", files=[], timings={}, summary=INVALID_RESULT,
+                        error_code="asset_invalid", error_detail=detail)
+    done = client.get(job["links"]["self"]).json()
+    assert done["status"] == "failed" and done["result"]["valid"] is False  # the asset it made, and why
+    error = done["error"]
+    assert error["code"] == "asset_invalid" and error["failed_checks"] == ["functional.travel"]
+    assert error["type"].endswith("/asset_invalid") and "require_valid" in error["title"]
+    assert "functional.travel" in error["detail"]
+    canceled = client.post(multipart.json()["links"]["cancel"]).json()
+    assert canceled["error"]["code"] == "canceled" and canceled["error"]["title"] and canceled["result"] is None
+
+
 def test_paging_walks_every_job_newest_first(client: TestClient) -> None:
     ids = [client.post("/v1/generations", json={"text": f"thing {i}"}).json()["id"] for i in range(7)]
     seen: list[str] = []
@@ -168,8 +232,37 @@ def test_paging_walks_every_job_newest_first(client: TestClient) -> None:
         if cursor is None:
             break
     assert seen == ids[::-1]
-    _problem(client.get("/v1/generations", params={"cursor": "garbage!"}), 422, "validation_failed")
     _problem(client.get("/v1/generations", params={"limit": 0}), 422, "validation_failed")
+
+
+def _b64(text: str) -> str:
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+def test_a_cursor_that_names_no_position_is_a_400(client: TestClient) -> None:
+    for i in range(3):
+        client.post("/v1/generations", json={"text": f"thing {i}"})
+    first = client.get("/v1/generations", params={"limit": 1}).json()
+    cursor = first["next_cursor"]
+    assert client.get("/v1/generations", params={"cursor": cursor, "limit": 1}).status_code == 200
+    assert client.get("/v1/generations", params={"cursor": cursor + "=", "limit": 1}).status_code == 200  # padded
+    store = client.app.state.service.store
+    assert store.max_seq == 2**63 - 1  # SQLite's INTEGER
+    bad = ["garbage!", "AAAA", _b64("s0"), _b64("s-1"), _b64("s+5"), _b64(" s5"), _b64("s 5"), _b64("s05"),
+           _b64("s1_000"), _b64("s\u0665"), _b64("x5"), _b64("s"), _b64(f"s{2**63}"), _b64(f"s{10**40}"),
+           _b64("s5") + "!", "%%%"]
+    for cursor in bad:
+        doc = _problem(client.get("/v1/generations", params={"cursor": cursor}), 400, "invalid_cursor")
+        assert "next_cursor" in doc["detail"]
+    assert client.get("/v1/generations", params={"cursor": _b64(f"s{2**63 - 1}")}).json()["items"]  # the largest
+    # PostgreSQL's 32-bit INTEGER column: a number past it is refused before it reaches the database
+    client.app.state.service.store.is_sqlite = False
+    try:
+        assert store.max_seq == 2**31 - 1
+        _problem(client.get("/v1/generations", params={"cursor": _b64(f"s{2**31}")}), 400, "invalid_cursor")
+        assert client.get("/v1/generations", params={"cursor": _b64(f"s{2**31 - 1}")}).status_code == 200
+    finally:
+        store.is_sqlite = True
 
 
 def test_idempotency_key_replays_and_refuses_another_body(client: TestClient) -> None:
@@ -237,6 +330,29 @@ def test_cancel_a_queued_job_and_its_event_stream_ends(client: TestClient) -> No
     data = json.loads(events[0].split("data: ", 1)[1])
     assert data["id"] == job["id"] and data["status"] == "canceled"
     _problem(client.post("/v1/generations/job_nope/cancel"), 404, "job_not_found")
+
+
+def test_retry_after_follows_the_measured_throughput(make_settings: Callable[..., Settings]) -> None:
+    with TestClient(create_app(make_settings(queue_limit=4, workers=0))) as c:
+        service = c.app.state.service
+        service.settings.workers = 2  # as if two workers ran them (the app itself starts none)
+        store = service.store
+        assert service.job_seconds() == api.service.DEFAULT_JOB_S  # nothing measured yet
+        for i, seconds in enumerate((10.0, 12.0, 11.0)):  # three jobs that ran 10-12 s
+            job = c.post("/v1/generations", json={"text": f"thing {i}"}).json()
+            claim = store.claim("w", 60)
+            assert claim is not None and store.finish(job["id"], "w", 1, "succeeded", files=[], summary={})
+            with store.engine.begin() as conn:
+                conn.exec_driver_sql("UPDATE attempts SET started_at = ended_at - ? WHERE job_id = ?",
+                                     (seconds, job["id"]))
+        for i in range(4):
+            assert c.post("/v1/generations", json={"text": f"queued {i}"}).status_code == 202
+        service._job_s = None  # measure now (the estimate is cached for a few seconds)
+        r = c.post("/v1/generations", json={"text": "one too many"})
+        _problem(r, 429, "queue_full")
+        assert int(r.headers["retry-after"]) == 22  # median 11 s a job x 4 active / 2 workers
+        assert service.retry_after(10_000) == api.service.RETRY_AFTER_BOUNDS[1]  # bounded above
+        assert service.retry_after(0) == api.service.RETRY_AFTER_BOUNDS[0]  # and below
 
 
 def test_full_queue_refuses_with_retry_after(make_settings: Callable[..., Settings]) -> None:
@@ -364,3 +480,43 @@ def test_static_page_is_served_at_root(make_settings: Callable[..., Settings], t
         assert "Seed3D" in r.text
         assert c.get("/healthz").status_code == 200
         _problem(c.get("/missing.js"), 404, "not_found")
+
+
+def test_a_restarted_server_reclaims_the_leases_of_its_dead_workers(make_settings: Callable[..., Settings]) -> None:
+    settings = make_settings(lease_s=3600.0)
+    store = create_app(settings).state.service.store
+    ids = [store.create(owner=LOCAL_OWNER, kind="generation", options={"text": f"thing {i}"}, max_attempts=3,
+                        queue_limit=100)[0]["id"] for i in range(4)]
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # a worker process of the server that died: its pid runs nothing now
+    host = socket.gethostname()
+    owners = [f"{host}:{gone.pid}:0.0",  # a local worker of this host, dead
+              f"ray:{host}:{gone.pid}:1.0:abcd1234",  # a Ray worker whose server (its driver) is dead
+              f"{host}:{os.getpid()}:2.0",  # alive: this very process
+              f"elsewhere-{host}:{gone.pid}:3.0"]  # another host's worker: its lease runs its course
+    for owner in owners:
+        assert store.claim(owner, lease_s=3600.0) is not None
+    with TestClient(create_app(settings)) as c:  # the restart: no waiting out the hour-long leases
+        jobs = {j["id"]: j for j in c.get("/v1/generations").json()["items"]}
+        assert [jobs[i]["status"] for i in ids] == ["queued", "queued", "running", "running"]
+        assert jobs[ids[0]]["message"] == "retrying: its worker stopped responding"
+        service = c.app.state.service
+        assert [a["outcome"] for a in service.store.attempts(ids[0])] == ["lost"]
+        claim = service.store.claim("next-worker", 60)
+        assert claim is not None and claim.job["id"] == ids[0] and claim.attempt == 2
+        assert service.reclaim_dead_leases() == 0  # nothing else to reclaim: live and foreign leases stay
+
+
+def test_lease_holders_and_live_processes() -> None:
+    assert lease_holder("myhost:123:0.1") == ("myhost", 123)
+    assert lease_holder("ray:myhost:77:0.0:ab12cd34") == ("myhost", 77)
+    assert lease_holder("test-worker") is None and lease_holder("h:x:0") is None and lease_holder("h:١٢:0") is None
+    assert process_alive(os.getpid()) and process_alive(os.getpid(), since=time.time())
+    assert not process_alive(os.getpid(), since=time.time() - 10 * 365 * 86400)  # it started after: a reused pid
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    assert not process_alive(gone.pid)
+    zombie = subprocess.Popen([sys.executable, "-c", "pass"])
+    os.waitid(os.P_PID, zombie.pid, os.WEXITED | os.WNOWAIT)  # exited, not yet reaped
+    assert not process_alive(zombie.pid)
+    zombie.wait()

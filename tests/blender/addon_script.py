@@ -1,7 +1,7 @@
 """Runs inside .venv-blender (bpy), driven by test_addon.py: install the add-on as an extension, exercise its
 operators against a live service, and write what Blender ended up with as JSON.
 
-Usage: python addon_script.py CONFIG.json OUT.json (CONFIG: url, cabinet_job, addon_dir, work_dir).
+Usage: python addon_script.py CONFIG.json OUT.json (CONFIG: url, cabinet_job, refused_job, addon_dir, work_dir).
 """
 
 from __future__ import annotations
@@ -133,6 +133,7 @@ settings.seed = 5
 settings.want_usd = False
 settings.generator = "program"
 settings.params = "legs=3; arms=true"
+settings.require_valid = True
 report["generate_op"] = sorted(bpy.ops.seed3d.generate())
 deadline = time.monotonic() + 60
 while not (addon._task and addon._task.job):
@@ -143,6 +144,12 @@ report["generated_job"] = addon._task.job
 report["cancel_op"] = sorted(bpy.ops.seed3d.cancel())
 report["generate_shown"] = run_task(addon)
 report["generate_state"] = dict(addon._state)
+
+# 4. a job that made an asset failing validation (require_valid): the panel says which checks failed
+settings.job_id = config["refused_job"]
+bpy.ops.seed3d.import_job()
+run_task(addon)
+report["refused_state"] = {k: addon._state[k] for k in ("status", "error", "verdict", "valid")}
 
 bpy.ops.preferences.addon_disable(module="bl_ext.seed3d_tests.seed3d")
 report["unregistered"] = not hasattr(bpy.types.Scene, "seed3d")

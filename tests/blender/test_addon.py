@@ -16,7 +16,7 @@ import pytest
 
 from seed3d.asset import Asset
 from seed3d.synth import generate
-from tests.web.live import ROOT, LiveService, live_service, publish_synth_job
+from tests.web.live import ROOT, LiveService, live_service, publish_result_job, publish_synth_job
 
 BLENDER_PY = ROOT / ".venv-blender" / "bin" / "python"
 SCRIPT = Path(__file__).with_name("addon_script.py")
@@ -64,13 +64,21 @@ def idle_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServi
         yield svc
 
 
+#: A refused (require_valid) generation's result: its drawer cannot open.
+NOT_FUNCTIONAL = {"name": "cabinet", "valid": False, "sound": True, "functional": False,
+                  "failed_checks": ["functional.travel"],
+                  "failures": [{"name": "functional.travel", "message": "drawer_slide (drawer) moves 1.0 mm"}]}
+
+
 @pytest.fixture(scope="module")
 def report(idle_service: LiveService, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     job = publish_synth_job(idle_service, "cabinet", seed=0)
+    refused = publish_result_job(idle_service, NOT_FUNCTIONAL, status="failed", error=(
+        "asset_invalid", "the asset failed validation (not functional): functional.travel (require_valid)"))
     work = tmp_path_factory.mktemp("blender")
     config = work / "config.json"
-    config.write_text(json.dumps({"url": idle_service.url, "cabinet_job": job, "addon_dir": str(ROOT / "blender"),
-                                  "work_dir": str(work)}))
+    config.write_text(json.dumps({"url": idle_service.url, "cabinet_job": job, "refused_job": refused,
+                                  "addon_dir": str(ROOT / "blender"), "work_dir": str(work)}))
     out = work / "report.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
     env.update(OMP_NUM_THREADS="1", HOME=str(work))  # Blender's user config goes to the temp folder
@@ -135,6 +143,7 @@ def test_generate_reports_progress_and_cancels_from_blender(report: dict[str, An
     assert job["options"]["text"] == "a chair" and job["options"]["seed"] == 5
     assert job["options"]["formats"] == ["glb", "urdf", "mjcf"]
     assert job["options"]["generator"] == "program" and job["options"]["params"] == {"legs": "3", "arms": "true"}
+    assert job["options"]["require_valid"] is True
     assert report["generate_shown"][0].startswith("queued")
     assert report["generate_shown"][-1] == "canceled"
     assert report["generate_state"]["running"] is False and report["generate_state"]["error"] == ""
@@ -147,3 +156,11 @@ def test_a_program_result_fills_the_settings_to_generate_again(report: dict[str,
     params = dict(item.split("=", 1) for item in filled["params"].split("; "))
     assert params["doors"] == "2" and params["layout"] == "doors_over_drawers" and params["glass_doors"] == "false"
     assert params["door_swing"].count(",") == 1
+
+
+def test_a_job_whose_asset_failed_validation_says_which_checks(report: dict[str, Any]) -> None:
+    state = report["refused_state"]
+    assert state["status"] == "failed" and state["error"].startswith("asset_invalid: the asset failed validation")
+    assert state["verdict"] == ["NOT valid · physically sound: yes · functional: NO",
+                                "failed functional.travel: drawer_slide (drawer) moves 1.0 mm"]
+    assert state["valid"] is False

@@ -18,6 +18,7 @@ from seed3d_client import (
     GenerationRequest,
     StoppedWaiting,
     describe_generator,
+    describe_validity,
     format_params,
     parse_asset,
     parse_params,
@@ -25,7 +26,7 @@ from seed3d_client import (
     run_generation,
 )
 
-from tests.web.live import FAST_OPTIONS, LiveService, live_service, publish_synth_job
+from tests.web.live import FAST_OPTIONS, LiveService, live_service, publish_result_job, publish_synth_job
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +68,8 @@ def test_requests_are_checked_before_anything_is_sent(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="prompt"):
         GenerationRequest(image=__file__, params={"legs": "3"}).check()
     body = GenerationRequest(text="a chair", generator="program", params={"legs": "3"}).body()
-    assert body["generator"] == "program" and body["params"] == {"legs": "3"}
+    assert body["generator"] == "program" and body["params"] == {"legs": "3"} and "require_valid" not in body
+    assert GenerationRequest(text="a chair", require_valid=True).body()["require_valid"] is True
 
 
 def test_parameters_as_text_round_trip() -> None:
@@ -96,6 +98,21 @@ def test_describe_generator_says_which_path_and_why() -> None:
     assert describe_generator(program) == ["made by: program", "the text names a cabinet",
                                            "program: cabinet (confidence 1.00)", "set: doors=2",
                                            "not placed: 'banana': not understood"]
+
+
+def test_describe_validity_says_whether_the_asset_passed(idle_service: LiveService) -> None:
+    assert describe_validity({"status": "queued", "result": None}) == []
+    assert describe_validity({"result": {"generator": {"path": "program"}}}) == []  # made before verdicts existed
+    summary = {"valid": False, "sound": True, "functional": False, "failed_checks": ["functional.travel"],
+               "failures": [{"name": "functional.travel", "message": "drawer_slide (drawer) moves 1.0 mm"}]}
+    refused = publish_result_job(idle_service, summary, status="failed",
+                                 error=("asset_invalid", "the asset failed validation (not functional)"))
+    job = Client(idle_service.url).job(refused)  # as the service serves it
+    assert job["status"] == "failed" and job["error"]["failed_checks"] == ["functional.travel"]
+    assert describe_validity(job) == ["NOT valid · physically sound: yes · functional: NO",
+                                      "failed functional.travel: drawer_slide (drawer) moves 1.0 mm"]
+    passed = {"result": {"valid": True, "sound": True, "functional": None, "failed_checks": [], "failures": []}}
+    assert describe_validity(passed) == ["valid · physically sound: yes · functional: not checked"]
 
 
 def test_finished_job_downloads_its_files(idle_service: LiveService, cabinet_job: str, tmp_path: Path) -> None:

@@ -186,3 +186,26 @@ def publish_synth_job(service: LiveService, category: str = "cabinet", seed: int
         return str(row["id"])
     finally:
         store.close()
+
+
+def publish_result_job(service: LiveService, summary: dict[str, Any], status: str = "succeeded",
+                       error: tuple[str, str] | None = None, text: str = "a cabinet with a drawer") -> str:
+    """Put a finished generation with ``summary`` as its result (no files) into ``service``'s job store, ended
+    ``status`` with ``error`` (code, detail) when given, as a worker ends one; returns the job id. Use it only with a
+    service started with ``workers=0``."""
+    from api.keys import LOCAL_OWNER
+    from api.settings import Settings
+    from api.store import JobStore
+
+    store = JobStore(Settings(data_dir=service.data_dir).db_url, create=False)
+    try:
+        row, _ = store.create(owner=LOCAL_OWNER, kind="generation", max_attempts=1, queue_limit=10**6,
+                              options={"text": text, "seed": 0, "stages": [], "formats": ["urdf"]})
+        claim = store.claim("tests-result-worker", lease_s=600.0)
+        assert claim is not None and claim.job["id"] == row["id"], "another worker took the job (use workers=0)"
+        code, detail = error if error else (None, None)
+        assert store.finish(row["id"], "tests-result-worker", claim.attempt, status, files=[], timings={},
+                            summary=summary, error_code=code, error_detail=detail)
+        return str(row["id"])
+    finally:
+        store.close()

@@ -14,7 +14,15 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from tests.web.live import FAST_OPTIONS, ROOT, LiveService, live_service, make_key, publish_synth_job
+from tests.web.live import (
+    FAST_OPTIONS,
+    ROOT,
+    LiveService,
+    live_service,
+    make_key,
+    publish_result_job,
+    publish_synth_job,
+)
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -383,4 +391,48 @@ def test_a_program_result_shows_its_parameters_and_reruns_with_a_change(service:
     assert second["result"]["generator"]["program"]["params"]["doors"] == 3
     p.wait_for_selector(f"#made-by[data-job='{second['id']}']")
     assert p.input_value("#program-params input[data-param=doors]") == "3"
+    assert page.errors == []
+
+
+#: A generation's result whose drawer cannot open: physically sound, not functional (as a worker stores it).
+NOT_FUNCTIONAL = {"name": "cabinet", "valid": False, "sound": True, "functional": False,
+                  "failed_checks": ["functional.travel"],
+                  "failures": [{"name": "functional.travel", "message": "drawer_slide (drawer) moves 1.0 mm, needs "
+                                                                        "120.0 mm"}],
+                  "faces": 24, "parts": 2, "joints": 1, "movable_joints": 1}
+
+
+def test_the_page_shows_whether_the_asset_passed(idle_service: LiveService, page: Page) -> None:
+    marked = publish_result_job(idle_service, NOT_FUNCTIONAL)
+    refused = publish_result_job(idle_service, NOT_FUNCTIONAL, status="failed", error=(
+        "asset_invalid", "the asset failed validation (not functional): functional.travel: drawer_slide (drawer) "
+                         "moves 1.0 mm, needs 120.0 mm (require_valid)"))
+    p = page.open(f"{idle_service.url}/#job={marked}")
+    p.wait_for_selector("#job[data-status=succeeded]")
+    p.wait_for_selector("#verdict:not([hidden])")
+    assert p.text_content("#verdict-valid") == "not valid"
+    assert p.get_attribute("#verdict-valid", "data-valid") == "false"
+    assert p.text_content("#verdict-sound") == "yes" and p.text_content("#verdict-functional") == "no"
+    failed = p.eval_on_selector_all("#verdict-failed li", "els => els.map(e => [e.dataset.check, e.textContent])")
+    assert failed == [["functional.travel", "functional.travel — drawer_slide (drawer) moves 1.0 mm, needs 120.0 mm"]]
+    p.wait_for_selector(f"#recent-list li:has(a[title='{marked}']) [data-valid=false]")  # the list marks it too
+
+    p.evaluate(f"location.hash = '#job={refused}'")
+    p.wait_for_function(f"document.getElementById('job-id').textContent === '{refused}'")
+    p.wait_for_selector("#job[data-status=failed]")
+    assert "asset_invalid" in p.text_content("#job-error") and "functional.travel" in p.text_content("#job-error")
+    p.wait_for_selector("#verdict:not([hidden])")
+    assert p.text_content("#verdict-valid") == "not valid"
+
+    p.fill("#prompt", "a cabinet with a drawer")
+    p.click("#options summary")
+    p.check("#require-valid")
+    with p.expect_request(lambda r: r.url.endswith("/v1/generations") and r.method == "POST") as submit:
+        p.click("#submit")
+    assert json.loads(submit.value.post_data)["require_valid"] is True
+    p.wait_for_selector("#job[data-status=queued]")
+    p.wait_for_selector("#verdict", state="hidden")  # a new job: no verdict until it made an asset
+    job = idle_service.get(f"/v1/generations/{p.text_content('#job-id')}")
+    assert job["options"]["require_valid"] is True
+    idle_service.post(f"/v1/generations/{job['id']}/cancel", {})
     assert page.errors == []
