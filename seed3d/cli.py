@@ -269,14 +269,17 @@ def _job_spec(args: argparse.Namespace) -> Any:
     spec = JobSpec(text=args.text, image=args.image, seed=args.seed, stages=tuple(stages), target_faces=args.faces,
                    texture_size=args.texture_size, steps=args.steps, guidance=args.guidance,
                    resolution=args.resolution, formats=args.formats, name=args.name, category=args.category,
-                   generator=args.generator, params=_params(args.param) or None)
+                   generator=args.generator, params=_params(args.param) or None,
+                   require_valid=bool(getattr(args, "require_valid", False)))
     spec.check()  # refuse a file that is not an image before loading any model
     return spec
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
     """Generate a sim-ready asset from an image and/or a text: parts, joints, every export, validation
-    (report.json) and a turntable preview; exit 1 when validation fails."""
+    (report.json) and a turntable preview; exit 1 when validation fails (``--require-valid``: with an error
+    naming the failed checks)."""
+    from seed3d.errors import AssetInvalidError
     from seed3d.physics.validate import ValidationReport
     from seed3d.pipeline import POST_STAGES, Seed3DPipeline, run_job
 
@@ -286,8 +289,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
         raise Seed3DError(f"{out} exists (use --overwrite to replace it)")
     pipe = Seed3DPipeline.from_pretrained(args.weights, device=args.device, low_memory=args.low_memory)
     report, close = _stage_progress("generate", ["program", *spec.stages, *POST_STAGES])
+    refused: AssetInvalidError | None = None
     try:
         summary = run_job(spec, out, pipe=pipe, device=args.device, progress=report, overwrite=args.overwrite)
+    except AssetInvalidError as exc:  # the folder is written: show it and its report, then the error
+        refused, summary = exc, exc.summary
     finally:
         close()
     _print_written({role: out / rel for role, rel in summary["files"].items()})
@@ -300,6 +306,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if doc.get("size"):  # where the size came from: the text, the category or the default
         dims = ", ".join(f"{k} {v:.3g} m" for k, v in doc["size"]["dims"].items())
         print(f"size: {dims} ({doc['size']['source']}: {doc['size']['note']})")
+    if refused is not None:
+        print(f"seed3d generate: error: {refused}", file=sys.stderr)
     return 0 if summary["valid"] else 1
 
 
@@ -374,7 +382,7 @@ def cmd_articulate(args: argparse.Namespace) -> int:
         given, mesh, name, orientation = _read_input(src, args.up)
         if mesh is not None:
             segmenter = Segmenter.from_pretrained(args.weights or weights_component("part_segmenter"))
-            parts = decompose(mesh, segmenter, name=name, num_parts=args.parts,
+            parts = decompose(mesh, segmenter, name=name, num_parts=args.parts, bodies=args.bodies,
                               progress=lambda f, m: update(0.3 * f, m))
         else:
             assert given is not None
@@ -548,6 +556,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--weights", help="part segmenter folder (default: from weights/pipeline.json)")
     p.add_argument("--formats", type=_formats, default="glb,urdf,mjcf,usd",
                    help="exports to write: comma-separated, or 'none' (default: all)")
+    p.add_argument("--bodies", action="store_true",
+                   help="a mesh of several closed bodies (a CAD export) gets one part per body where the segmenter's "
+                        "cut disagrees with them (seed3d.parts.by_bodies)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing output folder")
     p.set_defaults(func=cmd_articulate)
 
@@ -605,12 +616,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="device (default cpu)")
     p.add_argument("--low-memory", action="store_true", help="hold one model at a time (slower on repeat runs)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing output folder")
+    p.add_argument("--require-valid", action="store_true",
+                   help="treat an asset that fails validation as an error naming the failed checks (exit 1; the "
+                        "folder and its report.json are still written)")
     p.set_defaults(func=cmd_generate)
 
     p = sub.add_parser("batch", help="Generate every job of a CSV or JSONL manifest (resumable; local workers or "
                        "Ray).", description=cmd_batch.__doc__ + (
         " MANIFEST columns (CSV) or keys (JSONL) are the job fields: text, image (relative to the manifest), seed, "
-        "stages, target_faces, texture_size, steps, guidance, resolution, formats, name, category; lists such as "
+        "stages, target_faces, texture_size, steps, guidance, resolution, formats, name, category, generator, params, "
+        "require_valid (true: an asset that fails validation is a failed row); lists such as "
         "stages and formats are comma-separated in CSV. A job whose folder DIR/items/KEY is complete is skipped "
         "(KEY: a hash of its inputs and options)."))
     p.add_argument("manifest", metavar="MANIFEST", help="jobs: a .csv file with a header row, or .jsonl")

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from seed3d.asset import Asset, Joint, Part, atomic_dir
-from seed3d.errors import DependencyError, InvalidInputError, NotBuiltError, Seed3DError
+from seed3d.errors import AssetInvalidError, DependencyError, InvalidInputError, NotBuiltError, Seed3DError
 from seed3d.physics import CollisionConfig, PhysicsConfig
 from seed3d.typed import PathType
 
@@ -52,6 +52,12 @@ GENERATORS: tuple[str, ...] = ("auto", "program", "learned")
 #: at the noun mapper's own threshold (``seed3d.program.nouns.SIMILARITY_THRESHOLD``, measured in
 #: eval/bench_scene.py: below it most nouns name objects we cannot build).
 PROGRAM_MIN_CONFIDENCE = 0.64
+#: The image network's top-category probability at or above which ``auto`` builds an image-only program. On the
+#: photo-augmented test renders (weights/program-image/MODEL_CARD.md) 0.80 keeps 66 % of the images at 99.1 %
+#: category accuracy (0.50: 84 % at 94.3 %); a wrong program is worse than the learned path's rough shape.
+IMAGE_PROGRAM_MIN_CONFIDENCE = 0.80
+#: The same for an image whose object could not be masked (no alpha, no plain background).
+UNMASKED_IMAGE_PROGRAM_MIN_CONFIDENCE = 0.97
 #: Export formats ``run_job`` writes by default (all of ``seed3d.export.FORMATS``).
 DEFAULT_FORMATS: tuple[str, ...] = ("glb", "urdf", "mjcf", "usd")
 
@@ -146,6 +152,9 @@ def program_size(asset: Asset) -> dict[str, Any]:
     program = asset.metadata.get("program", {})
     if program.get("size"):
         said = ", ".join(f"{k} {v:.3g} m" for k, v in program["size"].items())
+        if program.get("source") == "image":
+            return {"dims": dims, "source": "image", "note": f"proportions read off the image at the category's "
+                                                           f"typical height ({said}), fitted by the program"}
         return {"dims": dims, "source": "text", "note": f"stated in the prompt ({said}), fitted by the program"}
     category = str(program.get("category") or asset.metadata.get("category") or "object")
     return {"dims": dims, "source": "category",
@@ -270,6 +279,7 @@ class Seed3DPipeline:
         self._geometry: Any = None
         self._segmenter: Any = None
         self._texturer: Any = None
+        self._program_net: Any = None
 
     @classmethod
     def from_pretrained(cls, root: PathType | None = None, device: str = "cpu",
@@ -314,7 +324,7 @@ class Seed3DPipeline:
 
     def release(self, *names: str) -> None:
         """Free loaded models (``geometry``, ``segmenter``, ``texturer``; all when no name is given)."""
-        for name in names or ("geometry", "segmenter", "texturer"):
+        for name in names or ("geometry", "segmenter", "texturer", "program_net"):
             setattr(self, f"_{name}", None)
         gc.collect()
         if self.device.startswith("cuda"):
@@ -336,32 +346,67 @@ class Seed3DPipeline:
                     out[name] = ",".join(_sha(f) for f in files)
         return out
 
+    def program_net(self) -> Any:
+        """The loaded image → program network (component ``program_image``), or None when the weights folder
+        lists none (then images take the learned path)."""
+        if self._program_net is None:
+            if "program_image" not in self._components():
+                return None
+            from seed3d.program.image import load_program_net
+
+            self._program_net = load_program_net(weights_component("program_image", self.root), device="cpu")
+        return self._program_net
+
     def choose_program(self, image: Any, text: str | None, opts: PipelineOptions) -> tuple[Any, str]:
         """(the program to build, or None for the learned path; why), by ``opts.generator``.
 
-        ``program`` needs a text whose object the parser finds (programs from images are not built yet: with a
-        text too, the image is not used, and the reason says so); ``auto`` takes the program when no image is
-        given and its confidence reaches ``PROGRAM_MIN_CONFIDENCE``.
+        A text's program comes from the parser (``seed3d.program.text``); an image's from the image network
+        (``seed3d.program.image``), whose counts fill what a text of the same category did not state. ``auto``
+        takes a text's program at ``PROGRAM_MIN_CONFIDENCE`` and an image-only one at
+        ``IMAGE_PROGRAM_MIN_CONFIDENCE``; ``program`` takes either whatever its confidence.
         """
         if opts.generator == "learned":
             return None, "asked for the learned path"
+        seen = None
+        if image is not None:
+            net = self.program_net()
+            if net is None:
+                if opts.generator == "program" and not text:
+                    raise NotBuiltError("this weights folder has no image → program network (component "
+                                        "program_image): give a text or use --generator learned")
+            else:
+                from seed3d.program.image import predict_program
+
+                seen = predict_program(image, net, seed=opts.seed)
         if not text:
-            if opts.generator == "program":
-                raise NotBuiltError("programs from images alone are not built yet: give a text (the program path "
-                                    "reads the object's category and parameters from it) or use --generator learned")
-            return None, "programs from images are not built yet; the learned path reads the image"
+            if seen is None:
+                return None, "no image → program network in this weights folder; the learned path reads the image"
+            found = f"the image shows a {seen.category} (confidence {seen.confidence:.2f}; {seen.notes[0]})"
+            # no object mask (a busy background: the whole frame was read) — the network saw no such images
+            # without an object in front; it then needs near certainty (a noise image reads as a lamp at 0.83)
+            unmasked = any("no object mask" in n for n in seen.notes)
+            needs = UNMASKED_IMAGE_PROGRAM_MIN_CONFIDENCE if unmasked else IMAGE_PROGRAM_MIN_CONFIDENCE
+            if opts.generator == "program" or seen.confidence >= needs:
+                return seen, found if opts.generator == "auto" else f"asked for the program path: {found}"
+            why = "; no object mask found, the whole frame was read" if unmasked else ""
+            return None, f"no confident program from the image ({found}{why}; needs {needs})"
         from seed3d.program import parse_text
 
         program = parse_text(text, seed=opts.seed)
         found = (f"the text names a {program.category} ({program.how} match on {program.noun!r}, confidence "
                  f"{program.confidence:.2f})" if program.category else "; ".join(program.notes))
+        if seen is not None and program.category is not None:
+            if seen.category == program.category:
+                extra = {k: v for k, v in seen.params.items() if k not in program.params}
+                program.params.update(extra)
+                found += (f"; the image agrees and gives {', '.join(f'{k}={v}' for k, v in extra.items())}"
+                          if extra else "; the image agrees")
+            else:
+                found += f"; the image looks like a {seen.category} ({seen.confidence:.2f}): the text's category kept"
         if opts.generator == "program":
             if program.category is None:
                 raise InvalidInputError(f"no program for {text!r}: {found}")
-            note = "; the image is not used (programs from images are not built yet)" if image is not None else ""
-            return program, f"asked for the program path: {found}{note}"
-        if image is not None:
-            return None, "an image was given: programs from images are not built yet, the learned path reads it"
+            return program, f"asked for the program path: {found}"
         if program.category is None or program.confidence < PROGRAM_MIN_CONFIDENCE:
             return None, f"no confident program ({found}; needs {PROGRAM_MIN_CONFIDENCE})"
         return program, found
@@ -530,9 +575,14 @@ class JobSpec:
     """Which path makes the object: auto, program or learned (see ``GENERATORS``)."""
     params: dict[str, Any] | None = None
     """Program parameters that replace the inferred ones, e.g. {"doors": 3} (program path)."""
+    require_valid: bool = False
+    """Fail the job (``AssetInvalidError``, naming the failed checks) when its asset fails validation; the folder
+    is still written so its report.json can say why."""
 
     def __post_init__(self) -> None:
         check_generator(self.generator, self.params)
+        if not isinstance(self.require_valid, bool):
+            raise InvalidInputError(f"require_valid must be true or false, got {self.require_valid!r}")
         if self.text is not None and not isinstance(self.text, str):
             raise InvalidInputError(f"text must be a string, got {type(self.text).__name__}")
         if self.text is not None and not self.text.strip():
@@ -543,12 +593,9 @@ class JobSpec:
             self.image = str(self.image) or None
         if self.text is None and self.image is None:
             raise InvalidInputError("a job needs a text, an image or both")
-        if self.generator == "program" and self.text is None:
-            raise NotBuiltError("programs from images alone are not built yet: give a text (the program path reads "
-                                "the object's category and parameters from it) or use generator learned")
         if self.params and self.image is not None and self.generator == "auto":
-            raise InvalidInputError("params set the program's parameters, but with an image auto takes the learned "
-                                    "path (programs from images are not built yet): use generator program")
+            raise InvalidInputError("params set the program's parameters, but with an image auto may take the "
+                                    "learned path (when the image's program is not confident): use generator program")
         from seed3d.export import FORMATS
 
         formats = stage_list(self.formats) if isinstance(self.formats, str) else tuple(self.formats)
@@ -606,6 +653,7 @@ class JobSpec:
         data = self.image_bytes()
         doc["image"] = None if data is None else hashlib.sha256(data).hexdigest()
         doc["stages"], doc["formats"] = list(self.stages), list(self.formats)
+        doc.pop("require_valid")  # how a job ends, not what it makes: the same asset, the same key
         doc["version"] = 1
         return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:20]
 
@@ -620,6 +668,43 @@ def _rel(path: Path, root: Path) -> str:
     return path.relative_to(root).as_posix()
 
 
+def verdict(validation: Any) -> dict[str, Any]:
+    """What a ``ValidationReport`` (or None: not validated) says in a job summary: ``sound`` (physically sound),
+    ``functional`` (None when no functional check ran), ``failed_checks`` (names) and ``failures`` (name and
+    message of each)."""
+    if validation is None:
+        return {"sound": None, "functional": None, "failed_checks": [], "failures": []}
+    failures = validation.failures
+    return {"sound": validation.sound,
+            "functional": validation.functional_passed if validation.functional else None,
+            "failed_checks": [c.name for c in failures],
+            "failures": [{"name": c.name, "message": c.message[:300]} for c in failures]}
+
+
+def verdict_of_report(doc: dict[str, Any]) -> dict[str, Any]:
+    """``verdict``'s fields read back from a report.json document (``ValidationReport.to_dict`` form)."""
+    functional = doc.get("functional") if isinstance(doc.get("functional"), dict) else {}
+    checks = [*(doc.get("checks") or []), *(functional.get("checks") or [])]
+    failures = [c for c in checks if isinstance(c, dict) and c.get("status") == "fail"]
+    return {"sound": doc.get("sound"), "functional": functional.get("passed") if functional.get("checks") else None,
+            "failed_checks": [str(c.get("name")) for c in failures],
+            "failures": [{"name": str(c.get("name")), "message": str(c.get("message", ""))[:300]} for c in failures]}
+
+
+def invalid_asset_message(summary: dict[str, Any], where: PathType | None = None) -> str:
+    """One paragraph naming the checks an asset failed (and where its report is)."""
+    failures = summary.get("failures") or [{"name": n, "message": ""} for n in summary.get("failed_checks") or []]
+    named = "; ".join(f"{f['name']}: {f['message']}" if f.get("message") else str(f["name"]) for f in failures)
+    kinds = []
+    if summary.get("sound") is False:
+        kinds.append("not physically sound")
+    if summary.get("functional") is False:
+        kinds.append("not functional")
+    why = f" ({', '.join(kinds)})" if kinds else ""
+    text = f"the asset failed validation{why}: {named or 'no check ran'}"
+    return text + (f"; its report: {Path(where) / 'report.json'}" if where is not None else "")
+
+
 def finish_asset(asset: Asset, out: PathType, *, formats: Sequence[str] = DEFAULT_FORMATS,
                  physics: PhysicsConfig | None = None, validate: bool = True, preview: bool = True,
                  progress: StageProgress | None = None, should_cancel: Callable[[], bool] | None = None,
@@ -629,7 +714,8 @@ def finish_asset(asset: Asset, out: PathType, *, formats: Sequence[str] = DEFAUL
     (``physics``), the asset folder and ``formats`` (``export``), validation (``validate``, writes
     ``report.json``), a turntable ``preview.png`` and ``preview.gif`` (``preview``).
 
-    Returns the summary ``{"name", "valid" (None when not validated), "faces", "parts", "joints",
+    Returns the summary ``{"name", "valid" (None when not validated), "sound", "functional", "failed_checks",
+    "failures" (``verdict``), "faces", "parts", "joints",
     "movable_joints", "timings", "files": {role: path relative to out}}`` (with ``key`` first when given;
     ``timings["total"]`` counts from ``started``, a ``time.perf_counter()`` value, default now). ``extra`` is
     merged into report.json (its ``timings`` and ``notes`` lead the report's); ``keep_existing`` moves files of
@@ -700,10 +786,12 @@ def finish_asset(asset: Asset, out: PathType, *, formats: Sequence[str] = DEFAUL
                     os.replace(item, tmp / item.name)
         timings["total"] = round(time.perf_counter() - started, 3)
         summary: dict[str, Any] = {
-            **({"key": key} if key else {}), "name": ready.name, "valid": valid,
+            **({"key": key} if key else {}), "name": ready.name, "valid": valid, **verdict(validation),
             "faces": sum(len(p.mesh.faces) for p in ready.parts), "parts": len(ready.parts),
             "joints": len(ready.joints), "movable_joints": sum(j.movable for j in ready.joints),
             "timings": timings, "files": files}
+        for failure in summary["failures"]:  # the checks ran in the temporary folder, which becomes out
+            failure["message"] = failure["message"].replace(str(tmp), str(out))
         if validation is not None:
             files["report"] = "report.json"
             doc = {**validation.to_dict(), "path": str(out), "valid": valid, "timings": timings,
@@ -719,14 +807,16 @@ def run_job(spec: JobSpec, out: PathType, *, pipe: Seed3DPipeline | None = None,
             should_cancel: Callable[[], bool] | None = None, overwrite: bool = False) -> dict[str, Any]:
     """Generate, export every format, validate, render a preview; write ``out`` atomically (temp folder renamed
     into place, so ``out`` either does not exist or is complete). Returns a JSON-able summary:
-    ``{"name", "key", "valid": bool, "faces", "parts", "joints", "movable_joints", "timings": {stage: s},
-    "files": {role: relpath}}`` where roles are "asset" (asset.json), the formats written ("glb", "urdf",
-    "mjcf", "usd", "usdz"), "report" (report.json), "preview" (preview.png) and "preview_gif" (preview.gif);
-    the previews are absent, with a note in report.json, when no render backend works.
+    ``{"name", "key", "valid": bool, "sound", "functional", "failed_checks", "failures", "faces", "parts",
+    "joints", "movable_joints", "timings": {stage: s}, "files": {role: relpath}, "generator"}`` (see ``verdict``)
+    where roles are "asset" (asset.json), the formats written ("glb", "urdf", "mjcf", "usd", "usdz"), "report"
+    (report.json), "preview" (preview.png) and "preview_gif" (preview.gif); the previews are absent, with a note
+    in report.json, when no render backend works.
 
     Invalid specs raise ``InvalidInputError`` (``NotBuiltError`` for an unbuilt stage) before any model loads;
     ``should_cancel`` is polled at stage boundaries and raises ``JobCancelled``; an existing ``out`` is an error
-    unless ``overwrite``.
+    unless ``overwrite``. With ``spec.require_valid`` an asset that fails validation raises ``AssetInvalidError``
+    (naming the failed checks, carrying the summary) after ``out`` is written.
     """
     started = time.perf_counter()
     spec.check()
@@ -756,4 +846,6 @@ def run_job(spec: JobSpec, out: PathType, *, pipe: Seed3DPipeline | None = None,
     log.info("%s: %s in %.1f s (%d parts, %d joints) -> %s", summary["name"],
              "valid" if summary["valid"] else "NOT valid", summary["timings"]["total"], summary["parts"],
              summary["joints"], out)
+    if spec.require_valid and summary["valid"] is not True:
+        raise AssetInvalidError(invalid_asset_message(summary, out), summary, summary["failed_checks"])
     return summary

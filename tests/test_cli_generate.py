@@ -20,6 +20,8 @@ import pytest
 
 from seed3d.asset import Asset
 from seed3d.cli import main
+from seed3d.pipeline import Seed3DPipeline
+from tests.broken_assets import FixedPipe
 
 #: Reduced settings that keep one end-to-end run to seconds on 2 CPU cores.
 FAST = ["--steps", "2", "--resolution", "64", "--faces", "800"]
@@ -57,8 +59,26 @@ def test_generate_help_lists_the_flags(capsys: pytest.CaptureFixture[str]) -> No
     assert exc.value.code == 0
     text = capsys.readouterr().out
     for flag in ("--image", "--text", "--seed", "--formats", "--no-texture", "--no-articulation", "--faces",
-                 "--device", "--stages", "--low-memory", "--texture-size"):
+                 "--device", "--stages", "--low-memory", "--texture-size", "--require-valid"):
         assert flag in text
+
+
+def test_an_asset_that_fails_validation_exits_1_and_require_valid_names_the_checks(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Seed3DPipeline, "from_pretrained", lambda *a, **k: FixedPipe())  # a drawer that cannot open
+    argv = ["generate", "--text", "a cabinet with a drawer", "--generator", "learned", "--stages", "geometry",
+            "--formats", "urdf"]
+    assert main([*argv, "-o", str(tmp_path / "plain")]) == 1
+    captured = capsys.readouterr()
+    assert "physically sound: yes" in captured.out and "functional: NO" in captured.out
+    assert "functional.travel" in captured.out and "error" not in captured.err  # stderr: the progress bar only
+    assert main([*argv, "--require-valid", "-o", str(tmp_path / "strict")]) == 1
+    captured = capsys.readouterr()
+    assert "FAILED" in captured.out  # the report is shown as without the flag, then the error naming the checks
+    error = captured.err.strip().splitlines()[-1]
+    assert error.startswith("seed3d generate: error: the asset failed validation (not functional): "
+                            "functional.travel: drawer_slide (drawer) moves 1.0 mm")
+    assert str(tmp_path / "strict" / "report.json") in error and (tmp_path / "strict" / "report.json").is_file()
 
 
 def _glb_loaded(check: dict) -> bool:
@@ -139,7 +159,8 @@ def test_image_makes_a_validated_asset_folder(tmp_path: Path) -> None:
     image = tmp_path / "cabinet.png"
     Image.fromarray((rgba * 255).round().astype(np.uint8), "RGBA").save(image)
     out = tmp_path / "cab"
-    code = main(["generate", "--image", str(image), "--category", "cabinet", "--seed", "1", *FAST, "-o", str(out)])
+    code = main(["generate", "--image", str(image), "--category", "cabinet", "--seed", "1", "--generator", "learned",
+                 *FAST, "-o", str(out)])
     report = _check_folder(out, code, {"geometry", "parts", "texture", "articulation"})
     assert report["job"]["image"] == str(image) and report["job"]["seed"] == 1
     assert report["size"]["source"] == "category" and "cabinet" in report["size"]["note"]  # --category sizes it

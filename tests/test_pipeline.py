@@ -13,7 +13,7 @@ import torch
 from PIL import Image
 
 from seed3d.asset import Asset
-from seed3d.errors import DependencyError, InvalidInputError, Seed3DError
+from seed3d.errors import AssetInvalidError, DependencyError, InvalidInputError, Seed3DError
 from seed3d.pipeline import (
     BUILT_STAGES,
     POST_STAGES,
@@ -27,6 +27,7 @@ from seed3d.pipeline import (
     stage_list,
     weights_component,
 )
+from tests.broken_assets import FixedPipe
 
 
 def make_tiny_weights(root: Path) -> Path:
@@ -256,3 +257,22 @@ def test_run_job_refuses_bad_specs_before_loading_and_stops_on_cancel(tiny_weigh
         run_job(spec, tmp_path / "b", pipe=pipe, progress=lambda s, f, m: seen.append(s),
                 should_cancel=cancel_at_export)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.png"]  # nothing half-written
+
+
+def test_run_job_gives_the_verdict_and_require_valid_fails_naming_the_checks(tmp_path: Path) -> None:
+    spec = JobSpec(text="a cabinet with a drawer", stages=("geometry",), formats=("urdf",), generator="learned")
+    summary = run_job(spec, tmp_path / "a", pipe=FixedPipe())
+    assert summary["valid"] is False and summary["sound"] is True and summary["functional"] is False
+    assert summary["failed_checks"] == ["functional.travel"]
+    assert summary["failures"][0]["message"].startswith("drawer_slide (drawer) moves 1.0 mm")
+    report = json.loads((tmp_path / "a" / "report.json").read_text())
+    assert report["summary"]["failed_checks"] == ["functional.travel"]
+    strict = JobSpec(**{**spec.to_dict(), "require_valid": True})
+    assert strict.key() == spec.key()  # how a job ends is not what it makes
+    with pytest.raises(AssetInvalidError, match=r"not functional\).*functional\.travel: drawer_slide") as refused:
+        run_job(strict, tmp_path / "b", pipe=FixedPipe())
+    assert refused.value.failed == ["functional.travel"] and refused.value.summary["valid"] is False
+    assert str(tmp_path / "b" / "report.json") in str(refused.value)  # written, so the report can say why
+    assert (tmp_path / "b" / "report.json").is_file()
+    with pytest.raises(InvalidInputError, match="require_valid must be true or false"):
+        JobSpec(text="a box", require_valid="yes")  # type: ignore[arg-type]
