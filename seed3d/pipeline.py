@@ -386,8 +386,10 @@ class Seed3DPipeline:
             # without an object in front; it then needs near certainty (a noise image reads as a lamp at 0.83)
             unmasked = any("no object mask" in n for n in seen.notes)
             needs = UNMASKED_IMAGE_PROGRAM_MIN_CONFIDENCE if unmasked else IMAGE_PROGRAM_MIN_CONFIDENCE
-            if opts.generator == "program" or seen.confidence >= needs:
+            if opts.generator == "program" or (seen.confidence >= needs and seen.category != "freeform"):
                 return seen, found if opts.generator == "auto" else f"asked for the program path: {found}"
+            if seen.category == "freeform":  # the class of objects that are none of the categories
+                return None, f"the image shows none of the categories ({found}); the learned path reads it"
             why = "; no object mask found, the whole frame was read" if unmasked else ""
             return None, f"no confident program from the image ({found}{why}; needs {needs})"
         from seed3d.program import parse_text

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from seed3d.errors import InvalidInputError, NotBuiltError
+from seed3d.errors import InvalidInputError
 from seed3d.program import build_program, parse_text
 from seed3d.synth.materials import Finish
 
@@ -91,16 +92,38 @@ def test_pipeline_chooses_the_path() -> None:
     pipe = Seed3DPipeline()
     prog, why = pipe.choose_program(None, "a wooden cabinet", PipelineOptions())
     assert prog is not None and prog.category == "cabinet" and "cabinet" in why
-    prog, why = pipe.choose_program("photo.png", "a wooden cabinet", PipelineOptions())
-    assert prog is None and "image" in why
     prog, why = pipe.choose_program(None, "a wooden cabinet", PipelineOptions(generator="learned"))
     assert prog is None
-    with pytest.raises(NotBuiltError, match="images alone"):
-        pipe.choose_program("photo.png", None, PipelineOptions(generator="program"))
     with pytest.raises(InvalidInputError, match="generator"):
         JobSpec(text="a box", generator="magic")
     with pytest.raises(InvalidInputError, match="auto or program"):
         JobSpec(text="a box", generator="learned", params={"lid": "hinged"})
+
+
+def test_pipeline_reads_an_image_program_and_falls_back_when_unsure() -> None:
+    from seed3d.pipeline import IMAGE_PROGRAM_MIN_CONFIDENCE, PipelineOptions, Seed3DPipeline
+    from seed3d.render import get_renderer, orbit_camera
+    from seed3d.synth import generate
+
+    pipe = Seed3DPipeline()
+    cabinet = generate("cabinet", seed=1)
+    with get_renderer() as r:
+        rgba = r.render_image(cabinet, orbit_camera(cabinet, 30.0, 20.0, 128))
+    image = (rgba * 255).round().astype("uint8")
+    prog, why = pipe.choose_program(image, None, PipelineOptions())
+    assert prog is not None and prog.source == "image" and prog.category == "cabinet"
+    assert prog.confidence >= IMAGE_PROGRAM_MIN_CONFIDENCE and "image shows a cabinet" in why
+    asset = build_program(prog, seed=1)
+    assert any(p.label == "door" for p in asset.parts)
+    # text and image together: the text's category, the image's counts where the text stated none
+    prog, why = pipe.choose_program(image, "a wooden cabinet", PipelineOptions())
+    assert prog is not None and prog.category == "cabinet" and "image agrees" in why and "doors" in prog.params
+    # an image that shows no object we build: the learned path, saying why
+    noise = (np.random.default_rng(1).random((64, 64, 3)) * 255).astype("uint8")
+    prog, why = pipe.choose_program(noise, None, PipelineOptions())
+    assert prog is None and "no confident program from the image" in why
+    prog, why = pipe.choose_program(noise, None, PipelineOptions(generator="program"))
+    assert prog is not None and "asked for the program path" in why
 
 
 def test_unlabelled_sizes_take_the_category_s_proportions() -> None:
