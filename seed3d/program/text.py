@@ -8,8 +8,9 @@ words ("tall", "narrow", "small") set a position within the category's own range
 
 How the category is found: the category nouns and aliases of ``seed3d.program.nouns`` in the text's head clause
 (before "with", "that", a comma…), the head noun of an English noun phrase being its last noun; then anywhere in
-the text; then the nearest noun by MiniLM embedding (the mapper's measured threshold). ``confidence`` is 1.0 for
-an exact noun, 0.9 for a head-word match, the cosine similarity for an embedding match.
+the text (a listed item, "drawers: 4, oak, dresser"); then the nearest noun by MiniLM embedding (the mapper's
+measured threshold). ``confidence`` is 1.0 for a category's own noun, 0.9 for an alias ("desk" → table), 0.5 for
+a poor stand-in ("sofa" → chair), the cosine similarity for an embedding match.
 """
 
 from __future__ import annotations
@@ -152,7 +153,7 @@ class Program:
     confidence: float = 0.0
     source: str = "text"
     how: str = ""
-    """How the category was found: exact | head | alias | embedding | rejected | none."""
+    """How the category was found: exact | alias | embedding | rejected | none (text), image (image network)."""
     noun: str = ""
     size: dict[str, float] = field(default_factory=dict)
     """Measurements stated in the text (``RealWorldSize.dims`` keys, meters): targets of the size fit."""
