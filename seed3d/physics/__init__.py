@@ -8,10 +8,13 @@ What had to be approximated (hull fallbacks, inertials from hulls, clamped tiny 
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import time
 from dataclasses import dataclass, field
 
 from seed3d.asset import Asset
+from seed3d.errors import InvalidInputError
 from seed3d.physics.collision import CollisionConfig, CollisionResult, decompose, hull_problems
 from seed3d.physics.inertia import compute_inertial, inertia_problems
 from seed3d.physics.materials import MATERIALS, get_material
@@ -34,6 +37,27 @@ class PhysicsConfig:
     """Convex decomposition settings (hull caps, CoACD parameters, cache)."""
     min_thickness: float = 1e-3
     """Flat parts are treated as at least this thick (meters) when computing mass properties."""
+    collision_budget: float = 60.0
+    """Seconds the convex decomposition may take over all parts of one ``prepare`` call: each part gets at most
+    ``collision.time_budget`` and no more than what is left of this, though at least ``MIN_PART_BUDGET``; a part
+    whose CoACD overruns its share gets the box fallback (``collision.box_decomposition``). 0: no asset budget."""
+
+    def __post_init__(self) -> None:
+        if not float(self.collision_budget) >= 0:
+            raise InvalidInputError(f"collision_budget must be ≥ 0 seconds, got {self.collision_budget}")
+
+
+#: The least time (s) CoACD gets on a part once an asset's collision budget is spent (small parts finish in it).
+MIN_PART_BUDGET = 1.0
+
+
+def _part_collision_config(cfg: PhysicsConfig, spent: float) -> CollisionConfig:
+    """The collision settings of the next part: its time budget cut to what is left of the asset's."""
+    if cfg.collision_budget <= 0:
+        return cfg.collision
+    left = max(MIN_PART_BUDGET, cfg.collision_budget - spent)
+    own = cfg.collision.time_budget
+    return dataclasses.replace(cfg.collision, time_budget=min(own, left) if own > 0 else left)
 
 
 def _prefix(part: str, kind: str) -> str:
@@ -48,7 +72,8 @@ def prepare(asset: Asset, config: PhysicsConfig | None = None, force: bool = Fal
     as parts are processed. ``metadata["physics"]`` gets ``warnings`` (strings starting with
     ``part '<name>' collision: `` or ``part '<name>' inertial: ``; earlier warnings about what is not
     recomputed are kept), ``hulls`` (count per part) and ``methods`` (how each part's hulls were made:
-    convex, coacd, hull, or given); a ``clearance`` entry (``collision.clear_moving_parts``) is kept unless
+    convex, coacd, hull, boxes, or given); the decomposition of all parts together is held to
+    ``config.collision_budget`` seconds; a ``clearance`` entry (``collision.clear_moving_parts``) is kept unless
     ``force``.
     """
     cfg = config or PhysicsConfig()
@@ -60,12 +85,15 @@ def prepare(asset: Asset, config: PhysicsConfig | None = None, force: bool = Fal
     hulls: dict[str, int] = {}
     methods: dict[str, str] = {}
     n = len(out.parts)
+    spent = 0.0
     for index, part in enumerate(out.parts):
         col_prefix, in_prefix = _prefix(part.name, "collision"), _prefix(part.name, "inertial")
         if force or not part.collision:
             if progress is not None:
                 progress(index / n, f"collision hulls of {part.name}")
-            result = decompose(part.mesh, cfg.collision)
+            began = time.perf_counter()
+            result = decompose(part.mesh, _part_collision_config(cfg, spent))
+            spent += time.perf_counter() - began
             part.collision = result.hulls
             methods[part.name] = result.method
             warnings.extend(col_prefix + w for w in dict.fromkeys(result.warnings))

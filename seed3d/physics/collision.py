@@ -20,7 +20,12 @@ Pipeline of ``decompose``:
 4. When the hulls reaching into the mesh's base layer (its lowest 2 mm) span less than nine tenths of that layer's
    footprint, the layer's own hull is added: decimated and decomposed, a rough base (a generated one) otherwise
    touches the floor at a point or two, and the asset rocks where the mesh would stand.
-5. If CoACD is missing or fails, the mesh's convex hull stands in (``method="hull"``) with a warning.
+5. If CoACD is missing or fails, the mesh's convex hull stands in (``method="hull"``) with a warning. CoACD runs in a
+   child process stopped at ``CollisionConfig.time_budget`` (``physics.prepare`` also holds all parts of an asset to
+   ``PhysicsConfig.collision_budget``); a part it overruns gets ``box_decomposition`` (``method="boxes"``, voxel boxes
+   shrunk onto the surface, never cached) with a warning saying so.
+6. No hull flatter than ``FLAT_RMS`` is emitted (the validator rejects hulls under 1e-6 m): such pieces are dropped,
+   and a part left with none gets a box at least 1 mm thick.
 
 Defaults and why (``CollisionConfig``, measured by ``eval/bench_collision.py`` on 2 shared CPU cores):
 ``threshold=0.02`` (CoACD's default is 0.05): at 0.05 and 0.03 the cabinet body's hulls reach 8 mm
@@ -68,8 +73,12 @@ from seed3d.typed import FloatArray, IntArray
 logger = logging.getLogger(__name__)
 
 #: Bump when the decomposition code changes its output for the same input and settings.
-CACHE_VERSION = 3
-METHODS: tuple[str, ...] = ("convex", "coacd", "hull")
+CACHE_VERSION = 4
+METHODS: tuple[str, ...] = ("convex", "coacd", "hull", "boxes")
+#: Hulls whose points lie closer than this (m, root-mean-square) to their best-fitting plane are flat: the validator
+#: rejects them under 1e-6 m (``validate._mesh_findings``), so they are dropped or thickened here with a margin that
+#: survives float32 export.
+FLAT_RMS = 1e-5
 
 
 def default_cache_dir() -> Path:
@@ -117,6 +126,9 @@ class CollisionConfig:
     two and the asset rocks where the mesh would stand (0: off)."""
     foot_cover: float = 0.9
     """Share of the base layer's footprint the hulls must span for no foot hull to be added."""
+    time_budget: float = 20.0
+    """Seconds CoACD may run on one part (its child process is killed past it); the part then gets the box
+    decomposition fallback (``method="boxes"``), with a warning. 0: only ``COACD_TIMEOUT`` applies."""
     seed: int = 0
     """CoACD random seed (decomposition is deterministic for a given seed)."""
     use_coacd: bool = True
@@ -145,6 +157,8 @@ class CollisionConfig:
             raise InvalidInputError(f"max_cleared_hulls must be ≥ 1, got {self.max_cleared_hulls}")
         if int(self.max_input_faces) < 0:
             raise InvalidInputError(f"max_input_faces must be ≥ 0, got {self.max_input_faces}")
+        if not float(self.time_budget) >= 0:
+            raise InvalidInputError(f"time_budget must be ≥ 0 seconds, got {self.time_budget}")
 
     def resolved_cache_dir(self) -> Path:
         """The cache folder these settings use."""
@@ -152,7 +166,8 @@ class CollisionConfig:
 
     def output_settings(self) -> dict[str, Any]:
         """The settings that change the decomposition (the cache key's config part)."""
-        skip = {"cache", "cache_dir", "max_cleared_hulls"}  # the last only matters to clear_moving_parts
+        # max_cleared_hulls only matters to clear_moving_parts; a run stopped by time_budget is never cached
+        skip = {"cache", "cache_dir", "max_cleared_hulls", "time_budget"}
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name not in skip}
 
 
@@ -162,7 +177,8 @@ class CollisionResult:
 
     hulls: list[Mesh]
     method: str
-    """``convex`` (the mesh was convex), ``coacd`` (decomposed) or ``hull`` (single-hull fallback)."""
+    """``convex`` (the mesh was convex), ``coacd`` (decomposed), ``hull`` (single-hull fallback) or ``boxes`` (box
+    decomposition fallback when CoACD overran ``CollisionConfig.time_budget``)."""
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
     cached: bool = False
@@ -182,8 +198,25 @@ def hull_problems(hull: Mesh, max_vertices: int | None = None, max_polygons: int
     return geo.hull_problems(hull.vertices, hull.faces, max_vertices, max_polygons)
 
 
+def is_flat(points: FloatArray) -> bool:
+    """Whether ``points`` lie within ``FLAT_RMS`` (root-mean-square) of one plane: the validator's test for a flat
+    hull, with a margin."""
+    points = np.asarray(points, np.float64).reshape(-1, 3)
+    if len(points) < 4 or not np.all(np.isfinite(points)):
+        return True
+    rms = float(np.linalg.svd(points - points.mean(axis=0), compute_uv=False)[-1]) / math.sqrt(len(points))
+    return rms < FLAT_RMS
+
+
 def _hull(points: FloatArray, max_vertices: int, max_polygons: int = 0) -> tuple[FloatArray, IntArray] | None:
-    """Closed outward hull of ``points`` within the vertex and face-plane caps, or None if flat.
+    """Closed outward hull of ``points`` within the vertex and face-plane caps, or None if flat (``is_flat``: thinner
+    than the validator accepts, though qhull may still close it)."""
+    hull = _capped_hull(points, max_vertices, max_polygons)
+    return None if hull is None or is_flat(hull[0]) else hull
+
+
+def _capped_hull(points: FloatArray, max_vertices: int, max_polygons: int = 0) -> tuple[FloatArray, IntArray] | None:
+    """Closed outward hull of ``points`` within the vertex and face-plane caps, or None if qhull finds it flat.
 
     A hull over the caps is replaced by whichever deviates less from it: a circumscribed polytope of
     k = min(max_polygons, max_vertices / 2 + 2) of its own supporting planes, chosen greedily to cut the
@@ -358,6 +391,14 @@ class CoACDCrashed(RuntimeError):
         self.transient = transient
 
 
+class CoACDOverBudget(CoACDCrashed):
+    """CoACD ran past ``CollisionConfig.time_budget`` and was stopped (transient: a faster or idler machine may
+    finish in time)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, transient=True)
+
+
 def _coacd_child(conn: Any, vertices: FloatArray, faces: IntArray, manifold: bool, cfg: CollisionConfig) -> None:
     import faulthandler
 
@@ -379,7 +420,8 @@ ISOLATE_COACD = True
 def _run_coacd(vertices: FloatArray, faces: IntArray, manifold: bool, cfg: CollisionConfig) -> list[FloatArray]:
     """CoACD pieces (point sets) of a welded mesh, computed in a child process from a fork server (a clean,
     single-threaded parent, so no lock of this process's threads is inherited): CoACD aborts the whole process
-    on some meshes, and a dead or hung child becomes a ``CoACDCrashed`` error the caller falls back from."""
+    on some meshes, and a dead or hung child becomes a ``CoACDCrashed`` error the caller falls back from; one past
+    ``cfg.time_budget`` a ``CoACDOverBudget`` (the budget holds only with the child process, ``ISOLATE_COACD``)."""
     import importlib.util
     import multiprocessing as mp
 
@@ -395,10 +437,14 @@ def _run_coacd(vertices: FloatArray, faces: IntArray, manifold: bool, cfg: Colli
     proc = ctx.Process(target=_coacd_child, args=(child, vertices, faces, manifold, cfg), daemon=True)
     proc.start()
     child.close()
+    budget = float(cfg.time_budget)
+    limit = min(COACD_TIMEOUT, budget) if budget > 0 else COACD_TIMEOUT
     try:
-        if not parent.poll(COACD_TIMEOUT):
+        if not parent.poll(limit):
             proc.kill()
             proc.join()
+            if limit < COACD_TIMEOUT:
+                raise CoACDOverBudget(f"CoACD ran past the part's time budget of {limit:g} s and was stopped")
             raise CoACDCrashed(f"CoACD ran longer than {COACD_TIMEOUT:.0f} s and was stopped", transient=True)
         status, value = parent.recv()
     except EOFError:
@@ -531,6 +577,108 @@ def _fallback(vertices: FloatArray, cfg: CollisionConfig, warnings: list[str], w
     return CollisionResult([Mesh(*hull)], "hull", warnings)
 
 
+#: Voxels along the longest principal axis of the box decomposition's first try (halved until the boxes fit).
+BOX_RESOLUTION = 24
+
+
+def _box_fallback(vertices: FloatArray, faces: IntArray, cfg: CollisionConfig, warnings: list[str],
+                  why: str) -> CollisionResult:
+    """Box decomposition standing in for CoACD (``method="boxes"``), or the single hull when it makes no box."""
+    boxes = box_decomposition(vertices, faces, cfg.max_hulls)
+    if not boxes:
+        return _fallback(vertices, cfg, warnings, why)
+    warnings.append(f"{why}; using a decomposition into {len(boxes)} boxes as collision shape")
+    return CollisionResult([Mesh(*b) for b in boxes], "boxes", warnings)
+
+
+def _occupancy(local: FloatArray, faces: IntArray, lo: FloatArray, pitch: float, shape: tuple[int, ...]
+               ) -> tuple[np.ndarray, FloatArray, IntArray]:
+    """Voxels (``shape``, corner ``lo``, edge ``pitch``) the surface passes through, with enclosed cavities filled;
+    with the surface samples that marked them and their voxel indices."""
+    from scipy import ndimage
+
+    tri = local[faces]
+    area = 0.5 * np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1)
+    spacing = pitch / 3.0
+    counts = np.minimum(np.ceil(area / (spacing * spacing)).astype(np.int64), 2000) + 1
+    total = int(counts.sum())
+    if total > 400_000:  # cap the work: fewer samples per face, never none
+        counts = np.maximum(1, (counts * (400_000 / total)).astype(np.int64))
+    rng = np.random.default_rng(0)
+    owner = np.repeat(np.arange(len(faces)), counts)
+    u, v = rng.random((2, len(owner)))
+    flip = u + v > 1
+    u[flip], v[flip] = 1 - u[flip], 1 - v[flip]
+    t = tri[owner]
+    points = np.concatenate([local, t[:, 0] + u[:, None] * (t[:, 1] - t[:, 0]) + v[:, None] * (t[:, 2] - t[:, 0])])
+    index = np.clip(np.floor((points - lo) / pitch).astype(np.int64), 0, np.array(shape) - 1)
+    grid = np.zeros(shape, bool)
+    grid[index[:, 0], index[:, 1], index[:, 2]] = True
+    return np.asarray(ndimage.binary_fill_holes(grid)), points, index
+
+
+def _greedy_boxes(grid: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Cover the filled voxels of ``grid`` exactly with boxes (index ranges [lo, hi)), grown greedily x, y, z."""
+    free = grid.copy()
+    boxes: list[tuple[np.ndarray, np.ndarray]] = []
+    nx, ny, nz = grid.shape
+    for i, j, k in zip(*np.nonzero(grid), strict=True):
+        if not free[i, j, k]:
+            continue
+        i1 = i + 1
+        while i1 < nx and free[i1, j, k]:
+            i1 += 1
+        j1 = j + 1
+        while j1 < ny and free[i:i1, j1, k].all():
+            j1 += 1
+        k1 = k + 1
+        while k1 < nz and free[i:i1, j:j1, k1].all():
+            k1 += 1
+        free[i:i1, j:j1, k:k1] = False
+        boxes.append((np.array([i, j, k]), np.array([i1, j1, k1])))
+    return boxes
+
+
+def box_decomposition(vertices: FloatArray, faces: IntArray, max_boxes: int,
+                      resolution: int = BOX_RESOLUTION) -> list[tuple[FloatArray, IntArray]]:
+    """At most ``max_boxes`` boxes covering a mesh, in its principal axes: voxels its surface passes through (enclosed
+    cavities filled) merged greedily into boxes, on a grid of ``resolution`` voxels along its longest axis, halved
+    until they fit; each box is shrunk onto the surface samples in its voxels (within their spacing) and the mesh's
+    own box, and is at least 1 mm thick. Fast (well under a second for 100k faces) and never flat; coarser than CoACD
+    where the surface is slanted to the principal axes."""
+    from seed3d.physics.inertia import MIN_THICKNESS
+
+    vertices = np.asarray(vertices, np.float64).reshape(-1, 3)
+    faces = np.asarray(faces, np.int64).reshape(-1, 3)
+    if len(vertices) < 4 or not len(faces):
+        return []
+    centre, axes, extents = geo.pca_box(vertices, MIN_THICKNESS)
+    local = (vertices - centre) @ axes.T
+    box_lo, box_hi = -extents / 2, extents / 2
+    n = max(1, int(resolution))
+    while True:
+        pitch = float(extents.max()) / n
+        shape = tuple(int(max(1, math.ceil(e / pitch))) for e in extents)
+        lo = -(np.array(shape) * pitch) / 2
+        grid, points, index = _occupancy(local, faces, lo, pitch, shape)
+        boxes = _greedy_boxes(grid)
+        if len(boxes) <= max_boxes or n == 1:
+            break
+        n = max(1, n // 2)
+    out: list[tuple[FloatArray, IntArray]] = []
+    for a, b in boxes[:max_boxes]:
+        low = np.maximum(lo + a * pitch, box_lo)
+        high = np.minimum(lo + b * pitch, box_hi)
+        inside = np.all((index >= a) & (index < b), axis=1)
+        if inside.any():  # shrunk onto the surface it holds: a voxel box stands up to a voxel past it
+            grow = pitch / 3.0  # the samples' spacing: the surface between them may reach that far
+            low = np.maximum(low, points[inside].min(axis=0) - grow)
+            high = np.minimum(high, points[inside].max(axis=0) + grow)
+        size = np.maximum(high - low, MIN_THICKNESS)
+        out.append(geo.box_mesh(centre + ((low + high) / 2) @ axes, axes, size))
+    return out
+
+
 def _decompose(mesh: Mesh, cfg: CollisionConfig) -> CollisionResult:
     warnings: list[str] = []
     vertices, faces = geo.weld(mesh.vertices, mesh.faces)
@@ -573,6 +721,10 @@ def _decompose(mesh: Mesh, cfg: CollisionConfig) -> CollisionResult:
         pieces = _run_coacd(cv, cf, manifold, cfg)
     except DependencyError as exc:
         return _fallback(vertices, cfg, warnings, str(exc))
+    except CoACDOverBudget as exc:
+        fallback = _box_fallback(vertices, faces, cfg, warnings, str(exc))
+        fallback.transient = True
+        return fallback
     except CoACDCrashed as exc:
         fallback = _fallback(vertices, cfg, warnings, f"CoACD failed (CoACDCrashed: {exc})")
         fallback.transient = exc.transient

@@ -340,7 +340,7 @@ def test_merge_joins_coplanar_pieces_and_respects_the_cap() -> None:
 
 
 def test_module_exposes_methods() -> None:
-    assert collision.METHODS == ("convex", "coacd", "hull")
+    assert collision.METHODS == ("convex", "coacd", "hull", "boxes")
 
 
 @pytest.fixture(autouse=True)
