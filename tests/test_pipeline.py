@@ -142,7 +142,7 @@ def test_devices_are_checked() -> None:
 def test_geometry_stage_alone_makes_a_one_body_asset_with_metadata(tiny_weights: Path) -> None:
     pipe = Seed3DPipeline.from_pretrained(tiny_weights)
     image = (np.random.default_rng(0).random((40, 40, 3)) * 255).astype(np.uint8)
-    opts = PipelineOptions(stages=("geometry",), seed=3, **FAST)
+    opts = PipelineOptions(stages=("geometry",), seed=3, generator="learned", **FAST)
     seen: list[str] = []
     asset = pipe(image=image, text="a box 30 cm tall", options=opts, progress=lambda s, f, m: seen.append(s))
     assert [p.name for p in asset.parts] == ["body"] and not asset.joints
