@@ -228,6 +228,24 @@ def load_program_net(model: ProgramNet | PathType, device: str = "cpu") -> Progr
     return ProgramNet.from_pretrained(model, device=device)
 
 
+def body_finish_from_image(category: str, pre: Any) -> tuple[str, str] | None:
+    """(``kind:colour``, the colour as #rrggbb) of the category's body finish nearest to the masked object's median
+    colour, among the kinds and palette colours the category draws its body from; None without such a finish or
+    enough object pixels. The median of the lit pixels: the object's main colour, somewhat darker than its albedo."""
+    from seed3d.synth import CATEGORIES
+    from seed3d.synth.materials import PALETTES
+
+    prm = CATEGORIES[category].params.get("body_finish")
+    inside = np.asarray(pre.alpha) > 0.9
+    if prm is None or not prm.is_finish or inside.sum() < 16:
+        return None
+    colour = np.median(np.asarray(pre.rgb)[inside], axis=0)
+    best = min(((kind, name) for kind in dict.fromkeys(prm.finish_kinds or ()) for name in PALETTES[kind]),
+               key=lambda kc: float(np.sum((np.asarray(PALETTES[kc[0]][kc[1]]) - colour) ** 2)))
+    hexed = "#" + "".join(f"{round(float(c) * 255):02x}" for c in np.clip(colour, 0, 1))
+    return f"{best[0]}:{best[1]}", hexed
+
+
 def predict_program(image: Any, model: ProgramNet | PathType, seed: int = 0, top_k: int = 3,
                     fit_proportions: bool = True) -> Program:
     """The program an image shows: ``image`` is a path, bytes, PIL image, array or a ``Preprocessed``;
@@ -245,6 +263,11 @@ def predict_program(image: Any, model: ProgramNet | PathType, seed: int = 0, top
              "proportions seen: " + ", ".join(f"{k} {v:.2f}" for k, v in pred.proportions.items()), *notes]
     if pre.method == "none":
         notes.append("no object mask found (the border is not one colour): the whole image was read")
+    if pre.method != "none":
+        finish = body_finish_from_image(category, pre)
+        if finish is not None:
+            params["body_finish"] = finish[0]
+            notes.append(f"body finish read off the image: {finish[0]} (median object colour {finish[1]})")
     size = _size_targets(category, params, pred.proportions, seed) if fit_proportions else {}
     return Program(category, params, confidence, source="image", how="image", size=size,
                    placed=[f"{k}={v}" for k, v in params.items()], notes=notes)

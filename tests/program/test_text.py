@@ -113,6 +113,9 @@ def test_pipeline_reads_an_image_program_and_falls_back_when_unsure() -> None:
     prog, why = pipe.choose_program(image, None, PipelineOptions())
     assert prog is not None and prog.source == "image" and prog.category == "cabinet"
     assert prog.confidence >= IMAGE_PROGRAM_MIN_CONFIDENCE and "image shows a cabinet" in why
+    # the body's finish read off the image, among the kinds a cabinet's body is drawn from
+    assert prog.params["body_finish"].split(":")[0] in ("wood", "painted_wood")
+    assert any("read off the image" in n for n in prog.notes)
     asset = build_program(prog, seed=1)
     assert any(p.label == "door" for p in asset.parts)
     # text and image together: the text's category, the image's counts where the text stated none
