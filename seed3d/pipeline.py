@@ -384,7 +384,7 @@ class Seed3DPipeline:
             found = f"the image shows a {seen.category} (confidence {seen.confidence:.2f}; {seen.notes[0]})"
             # no object mask (a busy background: the whole frame was read) — the network saw no such images
             # without an object in front; it then needs near certainty (a noise image reads as a lamp at 0.83)
-            unmasked = any("no object mask" in n for n in seen.notes)
+            unmasked = seen.masked is False
             needs = UNMASKED_IMAGE_PROGRAM_MIN_CONFIDENCE if unmasked else IMAGE_PROGRAM_MIN_CONFIDENCE
             if opts.generator == "program" or (seen.confidence >= needs and seen.category != "freeform"):
                 return seen, found if opts.generator == "auto" else f"asked for the program path: {found}"

@@ -270,6 +270,7 @@ def predict_program(image: Any, model: ProgramNet | PathType, seed: int = 0, top
             notes.append(f"body finish read off the image: {finish[0]} (median object colour {finish[1]})")
     size = _size_targets(category, params, pred.proportions, seed) if fit_proportions else {}
     return Program(category, params, confidence, source="image", how="image", size=size,
+                   masked=pre.method != "none",
                    placed=[f"{k}={v}" for k, v in params.items()], notes=notes)
 
 

@@ -76,13 +76,9 @@ class ProgramDataConfig:
                 raise InvalidInputError(f"ProgramDataConfig.{name} must be a positive integer, got {value!r}")
         for name in ("azimuth_deg", "elevation_deg", "focal_mm", "distance_jitter"):
             setattr(self, name, tuple(float(v) for v in getattr(self, name)))
-        if self.categories is not None:
-            from seed3d import synth
+        from seed3d import synth
 
-            self.categories = tuple(self.categories)
-            unknown = [c for c in self.categories if c not in synth.CATEGORIES]
-            if unknown or not self.categories:
-                raise InvalidInputError(f"unknown categories {unknown}; known: {', '.join(synth.CATEGORIES)}")
+        self.categories = synth.check_categories(self.categories, "ProgramDataConfig.categories")
 
     def category_list(self) -> list[str]:
         """The categories of every seed block."""

@@ -155,6 +155,8 @@ class Program:
     how: str = ""
     """How the category was found: exact | alias | embedding | rejected | none (text), image (image network)."""
     noun: str = ""
+    masked: bool | None = None
+    """An image's program: whether the object was masked out of its background (None: not from an image)."""
     size: dict[str, float] = field(default_factory=dict)
     """Measurements stated in the text (``RealWorldSize.dims`` keys, meters): targets of the size fit."""
     placed: list[str] = field(default_factory=list)

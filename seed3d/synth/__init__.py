@@ -27,6 +27,17 @@ _ALL = {c.name: c for mod in (furniture, appliances, containers, misc, freeform)
 CATEGORIES: dict[str, Category] = {name: _ALL[name] for name in _ORDER}
 
 
+def check_categories(categories: Any, owner: str) -> tuple[str, ...] | None:
+    """``categories`` as a tuple of known names (None stays None); ``InvalidInputError`` naming ``owner``."""
+    if categories is None:
+        return None
+    categories = tuple(categories)
+    unknown = [c for c in categories if c not in CATEGORIES]
+    if unknown or not categories:
+        raise InvalidInputError(f"{owner}: unknown categories {unknown}; known: {', '.join(CATEGORIES)}")
+    return categories
+
+
 def list_categories() -> list[str]:
     """The category names, in the order ``seed3d synth --list`` shows them."""
     return list(CATEGORIES)
@@ -49,4 +60,4 @@ def generate(category: str, seed: int = 0, params: dict[str, Any] | None = None)
     return builder.build()
 
 
-__all__ = ["CATEGORIES", "SYNTH_VERSION", "Category", "Param", "generate", "list_categories"]
+__all__ = ["CATEGORIES", "SYNTH_VERSION", "Category", "Param", "check_categories", "generate", "list_categories"]
