@@ -45,7 +45,7 @@ COUNT_HEADS: tuple[str, ...] = ("doors", "drawers", "lids")
 def _all_categories() -> tuple[str, ...]:
     from seed3d import synth
 
-    return tuple(synth.list_categories())
+    return tuple(synth.BASE_CATEGORIES)
 
 
 @dataclass

@@ -65,7 +65,7 @@ class ProgramDataConfig:
     distance_jitter: tuple[float, float] = (0.9, 1.3)
     """Factor on the distance that fits the bounding sphere (below 1 crops a little)."""
     categories: tuple[str, ...] | None = None
-    """Categories (None: all of ``seed3d.synth.list_categories``)."""
+    """Categories (None: ``seed3d.synth.BASE_CATEGORIES``, the shipped network's categories)."""
     backend: str = "auto"
     """Render backend (auto, moderngl, open3d, nvdiffrast)."""
 
@@ -84,7 +84,7 @@ class ProgramDataConfig:
         """The categories of every seed block."""
         from seed3d import synth
 
-        return list(self.categories) if self.categories is not None else synth.list_categories()
+        return list(self.categories) if self.categories is not None else list(synth.BASE_CATEGORIES)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON form (categories resolved)."""

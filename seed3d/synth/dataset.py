@@ -102,7 +102,7 @@ class DatasetConfig:
     max_retries: int = 3
     """Further seeds tried when a seed fails."""
     categories: tuple[str, ...] | None = None
-    """Categories to cycle through (None: all, in ``seed3d.synth.list_categories`` order)."""
+    """Categories to cycle through (None: ``seed3d.synth.BASE_CATEGORIES``, the shipped weights' categories)."""
     backend: str = "auto"
     """Render backend (auto, nvdiffrast, moderngl, open3d); the one used is recorded in the manifest."""
     renders: bool = True
@@ -147,7 +147,7 @@ class DatasetConfig:
         """The categories samples cycle through."""
         from seed3d import synth
 
-        return list(self.categories) if self.categories is not None else synth.list_categories()
+        return list(self.categories) if self.categories is not None else list(synth.BASE_CATEGORIES)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON form (categories resolved)."""

@@ -1,0 +1,8 @@
+"""Handheld tools and small devices (PartNet-Mobility classes): pivots, buttons, caps, keys."""
+
+from __future__ import annotations
+
+from seed3d.synth.core import Category
+
+#: This module's categories, in the order ``seed3d.synth.CATEGORIES`` lists them.
+CATEGORIES: tuple[Category, ...] = ()
