@@ -411,7 +411,8 @@ def cmd_articulate(args: argparse.Namespace) -> int:
 
 def cmd_texture(args: argparse.Namespace) -> int:
     """Texture a mesh or an asset folder: PBR views generated from an image and/or a text, baked into UV textures
-    on every part; writes a textured asset folder with its exports (default: GLB)."""
+    on every part, then the parts the text gives a material painted with it ("brass handles"); writes a textured
+    asset folder with its exports (default: GLB) and a turntable preview."""
     from seed3d.asset import Asset, Part
     from seed3d.pbr.texture import TextureOptions, Texturer
     from seed3d.pipeline import generated_physics, weights_component
@@ -440,8 +441,13 @@ def cmd_texture(args: argparse.Namespace) -> int:
         close()
     print(f"material text: {result.summary['prompt']!r}" if result.summary["prompt"] else
           "material text: none (unconditional)")
-    _print_written(_write_sim_ready(result.asset, out, args.formats, overwrite=args.overwrite,
-                                    physics=None if given is not None else generated_physics()))
+    from seed3d.program.paint import paint_parts
+
+    asset, painted = paint_parts(result.asset, args.text, seed=args.seed)
+    if painted:
+        print("painted from the words: " + ", ".join(f"{k} {v}" for k, v in painted.items()))
+    _print_written(_write_sim_ready(asset, out, args.formats, overwrite=args.overwrite,
+                                    physics=None if given is not None else generated_physics(), preview=True))
     return 0
 
 

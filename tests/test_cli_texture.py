@@ -1,5 +1,6 @@
 """``seed3d texture`` from the command line with the shipped PBR weights: one-line errors with nothing written, an
-asset folder textured with its parts and joints kept, a bare mesh textured from an image alone."""
+asset folder textured with its parts and joints kept (the parts the text names painted, a preview written), a bare
+mesh textured from an image alone."""
 
 from __future__ import annotations
 
@@ -46,10 +47,16 @@ def test_an_asset_folder_is_textured_with_its_parts_and_joints_kept(drawer: Path
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "tex"
     argv = ["texture", str(drawer), "--material", "walnut wood, brushed brass", "--texture-size", "256",
-            "--formats", "glb,urdf", "-o", str(out)]
+            "--text", "a nightstand with brass handles", "--formats", "glb,urdf", "-o", str(out)]
     assert main(argv) == 0
-    assert "material text: 'walnut wood, brushed brass'" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "material text: 'walnut wood, brushed brass. a nightstand with brass handles'" in printed
+    assert "painted from the words: drawer_0_handle brushed_metal:brass" in printed
+    assert (out / "preview.png").is_file()  # the turntable a user looks at first
     source, asset = Asset.load(drawer), Asset.load(out)
+    handles = [p for p in asset.parts if p.label == "handle"]
+    assert handles and all(p.physical.name == "brass" for p in handles)
+    assert all(asset.metadata["painted"][p.name] == "brushed_metal:brass" for p in handles)
     assert [p.name for p in asset.parts] == [p.name for p in source.parts]
     assert [(j.name, j.type, j.parent, j.child) for j in asset.joints] == \
         [(j.name, j.type, j.parent, j.child) for j in source.joints]
@@ -57,7 +64,8 @@ def test_an_asset_folder_is_textured_with_its_parts_and_joints_kept(drawer: Path
         assert part.material.base_color_map is not None and part.material.metallic_roughness_map is not None
         assert part.mesh.uv is not None and len(part.mesh.uv) == len(part.mesh.vertices)
     glb = pygltflib.GLTF2().load(str(next(out.rglob("*.glb"))))
-    assert len(glb.images) >= 2 * len(asset.parts)  # base colour and metallic-roughness on every part
+    # base colour and metallic-roughness on every material (painted handles share their brass)
+    assert len(glb.images) >= 2 * len({p.material.name for p in asset.parts})
     assert all(m.pbrMetallicRoughness.baseColorTexture is not None for m in glb.materials)
     assert next(out.rglob("*.urdf")).is_file()
     # the same inputs and seed give the same textures
