@@ -350,6 +350,9 @@ def _office_chair(b: AssetBuilder) -> None:
     base_fin = b.draw("base_finish")
     seat_fin = b.draw("seat_finish")
     seat_fin = b.draw("body_finish", when=False, otherwise=seat_fin)  # a given body finish is the seat's
+    # a padded seat and back weigh as upholstery; a given body finish ("a black office chair") colours their
+    # cover, not solid wood or metal (a 12 kg seat and 9 kg back tip the chair back on its castors)
+    padded = seat_fin.kind == "fabric" or b.is_given("body_finish")
     wheel_fin = b.draw("wheel_finish")
     R = b.draw("base_radius")
     # the star base: one castor at the end of each of its legs
@@ -381,13 +384,13 @@ def _office_chair(b: AssetBuilder) -> None:
     z0 = column_top + g
     seat = rounded_box([-sd / 2, -sw / 2, z0], [sd / 2, sw / 2, z0 + 0.08], 0.025, 3)
     swivel = b.add("seat", seat, "seat", seat_fin, root, "swivel", origin=[0, 0, z0], axis=[0, 0, 1],
-                   physical="upholstery" if seat_fin.kind == "fabric" else None)
+                   physical="upholstery" if padded else None)
     bh = p["back_height"]
     back = rounded_box([-sd / 2 - 0.01, -sw / 2 + 0.02, z0 + 0.1], [-sd / 2 + 0.05, sw / 2 - 0.02, z0 + 0.1 + bh],
                        0.02, 3)
     spine = box([-sd / 2, -0.03, z0 + 0.08], [-sd / 2 + 0.03, 0.03, z0 + 0.12])
     b.add("back", union(back, spine), "back", seat_fin, swivel, origin=[-sd / 2, 0, z0 + 0.1],
-          physical="upholstery" if seat_fin.kind == "fabric" else None)
+          physical="upholstery" if padded else None)
     for side, s in (("left", -1), ("right", 1)):
         y = s * (sw / 2 - 0.02)
         arm = union(box([-0.03, y - 0.015, z0 + 0.08], [0.0, y + 0.015, z0 + 0.27]),

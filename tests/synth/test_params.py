@@ -13,6 +13,7 @@ import pytest
 
 from seed3d import synth
 from seed3d.errors import InvalidInputError
+from seed3d.synth.primitives import signed_volume
 
 
 def _shape(asset: synth.Asset) -> list[tuple]:
@@ -98,3 +99,16 @@ def test_cli_param_and_params_listing(tmp_path: Path) -> None:
     doc = json.loads((tmp_path / "cab" / "asset.json").read_text())
     assert doc["metadata"]["params"]["doors"] == 2
     assert (tmp_path / "cab" / "preview.png").is_file()
+
+
+def test_a_given_body_finish_colours_an_office_chair_without_making_it_top_heavy() -> None:
+    """'a black office chair': the body finish paints the padded seat and back, which still weigh as upholstery,
+    so the chair's centre of mass stays low and over its star base (a solid-wood seat tipped it in PyBullet)."""
+    chair = synth.generate("chair", 0, {"kind": "office", "body_finish": "painted_wood:black", "wheels": 5})
+    parts = {p.name: p for p in chair.parts}
+    assert parts["seat"].material.name == parts["back"].material.name == "painted_wood_black"
+    assert parts["seat"].physical.name == parts["back"].physical.name == "upholstery"
+    masses = {n: abs(signed_volume(p.mesh)) * p.physical.density for n, p in parts.items()}
+    assert masses["seat"] + masses["back"] < masses["base"]
+    com = sum(masses[n] * parts[n].mesh.vertices.mean(axis=0) for n in parts) / sum(masses.values())
+    assert np.hypot(com[0], com[1]) < 0.5 * chair.metadata["params"]["base_radius"]
