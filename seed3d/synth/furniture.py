@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
 from seed3d.asset import Mesh
@@ -13,6 +15,8 @@ from seed3d.synth.materials import Finish
 from seed3d.synth.primitives import box, cylinder, cylinder_between, difference, rounded_box, torus, union
 
 WOODS = ("wood", "painted_wood")
+
+logger = logging.getLogger(__name__)
 
 
 def carcass_style_params(handle_styles: tuple[str, ...] = ("bar", "knob", "pull", "arch", "tab"),
@@ -210,7 +214,11 @@ def build_table(b: AssetBuilder) -> None:
     H = {"dining": p["height"], "coffee": p["height"] * 0.58, "side": p["height"] * 0.8}[kind]
     W = {"dining": p["width"], "coffee": p["width"] * 0.7, "side": p["width"] * 0.4}[kind]
     D = min(p["depth"] if kind != "side" else W, W)
-    round_top = p["shape"] == "round"
+    # a drawer asked for needs a rectangular top on four legs (the drawn shape gives way, as a cabinet's layout does)
+    asked = bool(b.is_given("drawers") and b.given["drawers"])
+    round_top = p["shape"] == "round" and not asked
+    if asked and not b.is_given("shape"):
+        b.values["shape"] = "rectangular"  # what was built, so the recorded program rebuilds it
     if round_top:
         D = W
     tt = b.draw("top_thickness")
@@ -247,9 +255,13 @@ def build_table(b: AssetBuilder) -> None:
     for i, (x, y) in enumerate(pts):
         b.add(f"leg_{i}", leg(style, [x, y, uz], uz, lt), "leg", leg_fin, root, origin=[x, y, uz])
     a["legs"] = {"count": len(pts), "style": style, "finish": leg_fin}
-    fits = not round_top and D > 0.45 and len(pts) == 4  # room for the drawer between four legs
+    # room for the drawer between four legs; a drawer asked for fits a shallower top (a 45 cm side table's)
+    fits = not round_top and len(pts) == 4 and (D > 0.45 or (b.is_given("drawers") and D > 0.3))
     if b.derive("drawers", int(fits and kind != "coffee" and p["has_drawer"])) and fits:
         _table_drawer(b, root, D, W, uz, inset, lt, leg_fin, top_fin)
+    elif b.is_given("drawers") and b.given["drawers"]:
+        logger.warning("table seed %d: no room for the drawer asked for (%s top, %d legs, %.2f m deep)", b.seed,
+                       "a round" if round_top else "a rectangular", len(pts), D)
 
 
 def _table_drawer(b: AssetBuilder, root: str, D: float, W: float, uz: float, inset: float, lt: float,
@@ -548,7 +560,8 @@ CATEGORIES: list[Category] = [
               "leg_style": choice("square", "round", "tapered", doc="leg profile", draw="inline"),
               "leg_inset": frange(0.03, 0.08, "legs' inset from the edge of the top, m", draw="inline"),
               "drawers": irange(0, 1, "drawers under the top (default: 1 when has_drawer applies; only on a "
-                                "rectangular top deeper than 0.45 m on four legs)", draw="derived"),
+                                "rectangular top deeper than 0.45 m on four legs; a given drawer makes the top "
+                                "rectangular and fits one deeper than 0.3 m)", draw="derived"),
               "apron_height": frange(0.08, 0.12, "m (with a drawer)", draw="inline"),
               "handle_finish": finish_param(("brushed_metal", "chrome"), doc="drawer knob")},
              (0.3, 0.3, 0.38), (2.0, 2.0, 0.8), build_table, ("table",)),

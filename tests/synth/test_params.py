@@ -112,3 +112,14 @@ def test_a_given_body_finish_colours_an_office_chair_without_making_it_top_heavy
     assert masses["seat"] + masses["back"] < masses["base"]
     com = sum(masses[n] * parts[n].mesh.vertices.mean(axis=0) for n in parts) / sum(masses.values())
     assert np.hypot(com[0], com[1]) < 0.5 * chair.metadata["params"]["base_radius"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_table_asked_for_a_drawer_gets_one(seed: int) -> None:
+    """'a side table with a drawer': the drawer is built whatever shape the seed drew (the top turns rectangular and
+    a 45 cm side table is deep enough), and the recorded program rebuilds the same table."""
+    table = synth.generate("table", seed, {"kind": "side", "drawers": 1, "depth": 0.6, "width": 1.125})
+    assert [j.type for j in table.joints if j.movable] == ["prismatic"]
+    assert table.metadata["params"]["shape"] == "rectangular"
+    again = synth.generate("table", seed + 50, table.metadata["params"])
+    assert [p.name for p in again.parts] == [p.name for p in table.parts]
