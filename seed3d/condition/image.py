@@ -14,7 +14,10 @@ Every conditioning image, at inference and in training, goes through ``preproces
 ``preprocess_image`` does the loading and the object finding first: an alpha channel is used when it is not
 trivially opaque; otherwise the background colour is estimated from the image's border and removed (a soft
 alpha by colour distance, the largest connected region, small holes filled). A border that is not one colour
-means no background can be removed: the whole image is kept (and a warning logged).
+(a photograph) gets a foreground mask from OpenCV's GrabCut (``grabcut_alpha``: seeded by the border as sure
+background and a centred box as probable foreground, at a working size of 256 px, the largest component(s)
+kept); when that mask is implausible (almost empty, almost the whole frame, or no colour contrast with the
+background) no background can be removed: the whole image is kept (and a warning logged).
 """
 
 from __future__ import annotations
@@ -255,6 +258,130 @@ def background_alpha(rgb: F32, colour: Sequence[float], noise: float = 0.0, max_
     return alpha
 
 
+@dataclass(frozen=True)
+class GrabCutConfig:
+    """How ``grabcut_alpha`` seeds, runs and judges OpenCV's GrabCut on a photo with a busy background."""
+
+    work_size: int = 256
+    """Longest side (pixels) the image is reduced to for the segmentation; the mask is scaled back up."""
+    iterations: int = 5
+    """GrabCut iterations (colour models re-estimated, graph cut solved)."""
+    border: float = 0.05
+    """Width of the frame's border ring marked as sure background, as a share of the shorter side."""
+    box: float = 0.2
+    """Margin of the centred box (share of each side, from the frame's edge) inside which the object is seeded as
+    probably foreground; between the border ring and the box: probably background."""
+    keep: float = 0.15
+    """Components of the mask at least this share of the largest one are kept (the largest always is)."""
+    min_area: float = 0.03
+    """A mask covering less of the frame than this is refused (nothing found)."""
+    max_area: float = 0.85
+    """A mask covering more of the frame than this is refused (the background was not separated)."""
+    min_separation: float = 0.35
+    """A mask whose colours are not this distinct from the background's (total-variation distance of their
+    colour histograms, 0 = the same colours, 1 = no colour in common) is refused: GrabCut found no object."""
+    feather: float = 0.7
+    """Width (working-size pixels) of the soft edge the hard mask gets when scaled back up."""
+
+    def __post_init__(self) -> None:
+        problems = []
+        if isinstance(self.work_size, bool) or not isinstance(self.work_size, int) or self.work_size < 32:
+            problems.append(f"work_size must be an integer of at least 32 pixels, got {self.work_size!r}")
+        if isinstance(self.iterations, bool) or not isinstance(self.iterations, int) or self.iterations < 1:
+            problems.append(f"iterations must be a positive integer, got {self.iterations!r}")
+        if not 0.0 < self.border < 0.5 or not self.border <= self.box < 0.5:
+            problems.append(f"need 0 < border <= box < 0.5 (shares of the frame), got border={self.border}, "
+                            f"box={self.box}")
+        if not 0.0 <= self.keep <= 1.0:
+            problems.append(f"keep must lie in [0, 1], got {self.keep}")
+        if not 0.0 <= self.min_area < self.max_area <= 1.0:
+            problems.append(f"need 0 <= min_area < max_area <= 1, got {self.min_area} and {self.max_area}")
+        if not 0.0 <= self.min_separation <= 1.0 or self.feather < 0.0:
+            problems.append(f"min_separation must lie in [0, 1] and feather be >= 0, got {self.min_separation} and "
+                            f"{self.feather}")
+        if problems:
+            raise InvalidInputError("GrabCutConfig: " + "; ".join(problems))
+
+
+def _colour_separation(rgb_u8: UInt8Array, mask: NDArray[np.bool_], bins: int = 8) -> float:
+    """Total-variation distance between the colour histograms (``bins`` per channel) inside and outside ``mask``."""
+    q = (rgb_u8.astype(np.int32) * bins) // 256
+    idx = (q[..., 0] * bins + q[..., 1]) * bins + q[..., 2]
+    inside = np.bincount(idx[mask], minlength=bins ** 3).astype(np.float64)
+    outside = np.bincount(idx[~mask], minlength=bins ** 3).astype(np.float64)
+    if inside.sum() == 0 or outside.sum() == 0:
+        return 0.0
+    return float(0.5 * np.abs(inside / inside.sum() - outside / outside.sum()).sum())
+
+
+def _import_cv2() -> Any:
+    try:
+        import cv2
+    except ImportError as exc:
+        from seed3d.errors import DependencyError
+
+        raise DependencyError("finding the object in a photo with a busy background needs OpenCV: "
+                              "pip install opencv-python-headless==5.0.0.93") from exc
+    return cv2
+
+
+def grabcut_alpha(rgb: F32, config: GrabCutConfig | None = None) -> F32 | None:
+    """The object's alpha (H, W) in ``rgb`` (H, W, 3) sRGB in [0, 1] by OpenCV's GrabCut, or None when no
+    plausible object was found.
+
+    GrabCut runs at ``work_size`` on a seed of a sure-background border ring and a centred box of probable
+    foreground; the largest component (and those at least ``keep`` of it) is kept and its holes filled. The mask
+    is refused when it covers less than ``min_area`` or more than ``max_area`` of the frame, or when its colours
+    do not stand apart from the background's (``min_separation``). The kept mask is scaled back to (H, W) with a
+    soft edge of about ``feather`` working pixels. Deterministic (OpenCV's random generator is seeded)."""
+    from PIL import Image
+    from scipy import ndimage
+
+    cfg = config or GrabCutConfig()
+    cv2 = _import_cv2()
+    h, w = rgb.shape[:2]
+    scale = min(1.0, cfg.work_size / max(h, w))
+    ww, wh = max(8, round(w * scale)), max(8, round(h * scale))
+    u8 = np.round(np.clip(rgb, 0, 1) * 255).astype(np.uint8)
+    small = u8 if (ww, wh) == (w, h) else np.asarray(
+        Image.fromarray(u8, "RGB").resize((ww, wh), Image.Resampling.LANCZOS), np.uint8)
+    seed = np.full((wh, ww), cv2.GC_PR_BGD, np.uint8)
+    bx, by = max(1, round(cfg.box * ww)), max(1, round(cfg.box * wh))
+    seed[by:wh - by, bx:ww - bx] = cv2.GC_PR_FGD
+    ring = max(1, round(cfg.border * min(ww, wh)))
+    seed[:ring], seed[-ring:], seed[:, :ring], seed[:, -ring:] = (cv2.GC_BGD,) * 4
+    bgd, fgd = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
+    cv2.setRNGSeed(0)
+    try:
+        out, _, _ = cv2.grabCut(np.ascontiguousarray(small[..., ::-1]), seed, None, bgd, fgd, int(cfg.iterations),
+                                cv2.GC_INIT_WITH_MASK)
+    except cv2.error as exc:  # e.g. a degenerate colour model (every pixel one colour)
+        logger.info("GrabCut found no object: %s", exc)
+        return None
+    fg = (out == cv2.GC_FGD) | (out == cv2.GC_PR_FGD)
+    labels, n = ndimage.label(fg, structure=np.ones((3, 3), bool))
+    if n == 0:
+        return None
+    sizes = np.bincount(labels.ravel())[1:]
+    kept = np.zeros(n + 1, bool)
+    kept[1:] = sizes >= cfg.keep * sizes.max()
+    mask = ndimage.binary_fill_holes(kept[labels])
+    area = float(mask.mean())
+    separation = _colour_separation(small, mask)
+    if not cfg.min_area <= area <= cfg.max_area or separation < cfg.min_separation:
+        logger.info("GrabCut mask refused: it covers %.1f%% of the frame (allowed %.0f%%..%.0f%%), colour "
+                    "separation %.2f (needs %.2f)", 100 * area, 100 * cfg.min_area, 100 * cfg.max_area,
+                    separation, cfg.min_separation)
+        return None
+    soft = mask.astype(np.float32)
+    if cfg.feather > 0:
+        soft = ndimage.gaussian_filter(soft, cfg.feather)
+    if (ww, wh) != (w, h):
+        soft = np.asarray(Image.fromarray(soft, "F").resize((w, h), Image.Resampling.BILINEAR), np.float32)
+    # a soft edge only: the inside stays opaque and the outside clear
+    return np.clip((soft - 0.5) * 2.0 + 0.5, 0.0, 1.0).astype(np.float32)
+
+
 # --------------------------------------------------------------------------------------------- recentering
 
 
@@ -270,7 +397,8 @@ class Preprocessed:
     """The square crop (x0, y0, x1, y1) in input pixels that became the output (may extend past the image)."""
     method: str
     """How the object was found: 'alpha' (the image's alpha channel), 'background' (a uniform background was
-    removed), 'none' (no background found: the whole image) or 'given' (alpha passed by the caller)."""
+    removed), 'grabcut' (a busy background was segmented away by GrabCut), 'none' (no background found: the whole
+    image) or 'given' (alpha passed by the caller)."""
     background: tuple[float, float, float] | None
     """The canvas colour (sRGB) composited under the object; None: the image's own background was kept."""
     removed_background: tuple[float, float, float] | None = None
@@ -391,10 +519,13 @@ def preprocess_views(rgb: np.ndarray, alpha: np.ndarray, composited_over: np.nda
 
 def preprocess_image(image: ImageSource, size: int = 128, fill: float = 0.85,
                      background: Sequence[float] | None = DEFAULT_BACKGROUND, max_pixels: int = MAX_PIXELS,
-                     max_bytes: int = MAX_BYTES, work_size: int = 1024) -> Preprocessed:
-    """Load ``image``, find the object (alpha channel, else a uniform border colour), recenter it so that it
-    fills ``fill`` of a ``size`` x ``size`` square and composite it over ``background`` (None: keep the
-    image's own). Images larger than ``work_size`` are first reduced to it (the box is in input pixels)."""
+                     max_bytes: int = MAX_BYTES, work_size: int = 1024, grabcut: bool | GrabCutConfig = True
+                     ) -> Preprocessed:
+    """Load ``image``, find the object (alpha channel, else a uniform border colour, else GrabCut), recenter it so
+    that it fills ``fill`` of a ``size`` x ``size`` square and composite it over ``background`` (None: keep the
+    image's own). Images larger than ``work_size`` are first reduced to it (the box is in input pixels).
+    ``grabcut``: whether (or with which ``GrabCutConfig``) a photo with a busy border is segmented; when it is
+    not, or GrabCut finds no plausible object, the whole image is kept (method 'none', with a warning)."""
     from PIL import Image
 
     bg = _check_options(size, fill, background)
@@ -415,10 +546,17 @@ def preprocess_image(image: ImageSource, size: int = 128, fill: float = 0.85,
         rgb, alpha, box = _recenter(lin * a[..., None], a, lin, size, fill, bg, scale=scale)
         return Preprocessed(rgb, alpha, box, "alpha", bg)
     est = estimate_background(c)
+    if not est.uniform and grabcut is not False:
+        a_cut = grabcut_alpha(c, grabcut if isinstance(grabcut, GrabCutConfig) else None)
+        if a_cut is not None:
+            logger.info("the image border is not one colour: the object was found by GrabCut (%.0f%% of the frame)",
+                        100 * float((a_cut >= 0.5).mean()))
+            rgb, alpha, box = _recenter(lin * a_cut[..., None], a_cut, lin, size, fill, bg, scale=scale)
+            return Preprocessed(rgb, alpha, box, "grabcut", bg)
     if not est.uniform:
-        logger.warning("the image border is not one colour (%.0f%% of it matches its median colour): no "
-                       "background removed, the whole image is kept; pass an image with an alpha channel or a "
-                       "plain background", 100 * est.uniform_fraction)
+        logger.warning("the image border is not one colour (%.0f%% of it matches its median colour) and no object "
+                       "stands out from it: no background removed, the whole image is kept; pass an image with an "
+                       "alpha channel or a plain background", 100 * est.uniform_fraction)
         a = np.ones((rgba.shape[0], rgba.shape[1]), np.float32)
         full = (0.0, 0.0, float(a.shape[1]), float(a.shape[0]))
         side = max(full[2], full[3])

@@ -156,13 +156,18 @@ def build_trash_can(b: AssetBuilder) -> None:
         b.add("lid_handle", handle("tab", at, 0.06, normal=(0, 0, 1), along=(0, 1, 0)), "handle", lfin, lid_name,
               origin=at)
     else:
-        pw, pl, pt = min(0.12, 1.2 * R), 0.07, 0.01
+        # A see-saw lever, as the pedal of a real bin whose lid rod weighs down its inner end: pivoted a little
+        # beyond the plate's middle, so its centre of mass lies on the bin's side of the pivot and gravity holds
+        # it up against its stop (q = 0) instead of letting it sag (joint friction does not hold a lever in
+        # MuJoCo: it creeps). Pressing the outer end tips it down by up to 0.3 rad.
+        pw, pl, pt = min(0.12, 1.2 * R), 0.09, 0.01
         gp = 0.005
-        zp = pt / 2 + pl * np.sin(0.3) + 0.006
+        pivot = 0.56 * pl
+        zp = pt / 2 + (pl - pivot) * np.sin(0.3) + 0.006
         x0 = R + gp
         pedal = box([x0, -pw / 2, zp - pt / 2], [x0 + pl, pw / 2, zp + pt / 2])
-        b.add("pedal", pedal, "lever", b.draw("pedal_finish"), root, "lever", origin=[x0, 0, zp], axis=[0, 1, 0],
-              upper=0.3)
+        b.add("pedal", pedal, "lever", b.draw("pedal_finish"), root, "lever", origin=[x0 + pivot, 0, zp],
+              axis=[0, 1, 0], upper=0.3)
         a["extras"] = ["a foot pedal at the front that lifts the lid"]
 
 
