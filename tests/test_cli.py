@@ -98,21 +98,21 @@ def test_scene_says_what_it_left_out(tmp_path: Path, capsys: pytest.CaptureFixtu
     import seed3d.scene.compose as compose
 
     out = tmp_path / "bedroom"
-    assert main(["scene", "a bedroom with a bed, a nightstand with a lamp and a wardrobe", "-o", str(out)]) == 1
+    assert main(["scene", "a bedroom with a piano, a nightstand with a lamp and a wardrobe", "-o", str(out)]) == 1
     printed = capsys.readouterr()
-    assert "left out     bed: not an object Seed3D can build" in printed.out
+    assert "left out     piano: not an object Seed3D can build" in printed.out
     assert "--allow-missing" in printed.err and not out.exists()
     # the scene without physics settle, render and checks: what is printed is under test here
     monkeypatch.setattr(compose, "ComposeConfig", functools.partial(
         compose.ComposeConfig, settle=False, render=False, checks=False, formats=("urdf",)))
-    assert main(["scene", "a bedroom with a bed, a sink cabinet and a nightstand with a lamp", "--allow-missing",
-                 "-o", str(out)]) == 0
+    assert main(["scene", "a bedroom with a piano, a medicine cabinet and a nightstand with a lamp",
+                 "--allow-missing", "-o", str(out)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert any(line.startswith("left out     bed: not an object Seed3D can build") for line in lines), lines
-    assert any(line.startswith("substituted  sink cabinet → cabinet: ") for line in lines), lines
+    assert any(line.startswith("left out     piano: not an object Seed3D can build") for line in lines), lines
+    assert any(line.startswith("substituted  medicine cabinet → cabinet: ") for line in lines), lines
     assert (out / "urdf" / "scene.urdf").is_file()
     report = json.loads((out / "report.json").read_text())
-    assert [o["noun"] for o in report["omissions"]] == ["bed", "sink cabinet"]
+    assert [o["noun"] for o in report["omissions"]] == ["piano", "medicine cabinet"]
     # an object the layout cannot place (taller than the room): the same, and what stands on it goes with it
     low = ["scene", "a bookshelf with a vase on it and a chair", "--room-size", "3x3x1.5", "-o", str(tmp_path / "low")]
     assert main(low) == 1

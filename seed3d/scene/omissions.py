@@ -3,17 +3,17 @@
 A scene reports them under ``report["omissions"]`` (``seed3d scene`` prints one line each, the API's scene job
 lists them in its result)::
 
-    {"noun": "bed", "status": "left out", "stand_in": null, "objects": [],
-     "reason": "not an object Seed3D can build: the nearest known noun is 'nightstand' (similarity 0.60 < 0.64)"}
-    {"noun": "sink cabinet", "status": "substituted", "stand_in": "cabinet", "objects": ["cabinet"],
-     "reason": "Seed3D builds no sink cabinet; a plain cabinet stands in (from the word 'cabinet')"}
+    {"noun": "piano", "status": "left out", "stand_in": null, "objects": [],
+     "reason": "not an object Seed3D can build: the nearest known noun is 'bookshelf' (similarity 0.55 < 0.64)"}
+    {"noun": "medicine cabinet", "status": "substituted", "stand_in": "cabinet", "objects": ["cabinet"],
+     "reason": "Seed3D builds no medicine cabinet; a plain cabinet stands in (from the word 'cabinet')"}
     {"noun": "wardrobe", "status": "left out", "stand_in": null, "objects": ["wardrobe_2"],
      "reason": "the layout search found no place for it: ..."}
 
 Left out: nouns the planner could not map to any category (``LayoutPlan.rejected``) and objects the layout could
 not place (``seed3d.scene.compose`` drops them, and what stands on them, when missing objects are allowed).
-Substituted: a noun built as another kind of object, by an alias (``sofa`` → chair), by its head word
-(``sink cabinet`` → cabinet) or by the nearest noun in MiniLM space (``wastebasket`` → trash can), or a category a
+Substituted: a noun built as another kind of object, by an alias (``loveseat`` → sofa), by its head word
+(``medicine cabinet`` → cabinet) or by the nearest noun in MiniLM space (``wastebasket`` → trash can), or a category a
 language-model planner chose that the noun does not map to.
 """
 
@@ -35,6 +35,11 @@ class MissingObjectsError(InvalidInputError):
     def __init__(self, message: str, omissions: list[dict[str, Any]]) -> None:
         super().__init__(message)
         self.omissions = [dict(o) for o in omissions]
+
+
+def _a(word: str) -> str:
+    """``word`` with its indefinite article (``an armchair``, ``a sofa``)."""
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
 
 
 def entry(noun: str, status: str, reason: str, stand_in: str | None = None,
@@ -86,21 +91,21 @@ def substituted_entries(plan: LayoutPlan, mapper: NounMapper | None = None) -> l
             try:
                 m = (mapper or default_mapper()).map(noun)
             except (Seed3DError, ImportError, OSError) as exc:  # no text encoder here: say what is known
-                why = f"not a noun Seed3D knows (could not compare it: {exc}); the planner chose a {cat}"
+                why = f"not a noun Seed3D knows (could not compare it: {exc}); the planner chose {_a(cat)}"
                 out.append(entry(noun, SUBSTITUTED, why, g.category, g.instance_names()))
                 continue
         if m.category != g.category:
-            why = (f"the planner chose a {cat}; {noun!r} maps to {m.category.replace('_', ' ')}"
-                   if m.category is not None else f"the planner chose a {cat}; {m.message}")
+            why = (f"the planner chose {_a(cat)}; {noun!r} maps to {m.category.replace('_', ' ')}"
+                   if m.category is not None else f"the planner chose {_a(cat)}; {m.message}")
         elif m.method == "embedding":
             why = (f"not a noun Seed3D knows; the nearest known noun is {m.word!r} (similarity {m.similarity:.2f}), "
-                   f"so a {cat} stands in")
+                   f"so {_a(cat)} stands in")
         elif m.method == "head":
             plain = "" if m.word in aliases and own.get(m.word.split()[-1]) != g.category else "plain "
-            why = f"Seed3D builds no {noun}; a {plain}{cat} stands in (from the word {m.word!r})"
+            why = f"Seed3D builds no {noun}; {_a(plain + cat)} stands in (from the word {m.word!r})"
         elif m.word in aliases and own.get(m.word.split()[-1]) != g.category:
             sized = f"{noun}-sized " if alias_size(noun) is not None else ""
-            why = f"Seed3D builds no {noun}; a {sized}{cat} stands in"
+            why = f"Seed3D builds no {noun}; {_a(sized + cat)} stands in"
         else:
             continue  # an alias of the category's own kind ('dining table', 'floor lamp')
         out.append(entry(noun, SUBSTITUTED, why, g.category, g.instance_names()))
@@ -118,7 +123,7 @@ def left_out(omissions: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def describe(o: dict[str, Any]) -> str:
-    """One readable line: ``left out     bed: why`` / ``substituted  sofa → chair: why``."""
+    """One readable line: ``left out     piano: why`` / ``substituted  loveseat → sofa: why``."""
     noun = str(o.get("noun"))
     objects = [n for n in o.get("objects") or [] if n]
     if o.get("status") == SUBSTITUTED:

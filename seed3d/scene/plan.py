@@ -11,7 +11,7 @@ and names each problem by its JSON path::
                   "size": null,                                       # target extents (depth X, width Y, height Z)
                   "fixed": false, "description": "a white fridge standing against a wall of the kitchen"}],
      "relations": [{"type": "against_wall", "subject": "refrigerator", "target": "wall", "source": "text"}],
-     "notes": ["..."], "rejected": [{"noun": "bed", "nearest": "nightstand", "similarity": 0.64}]}
+     "notes": ["..."], "rejected": [{"noun": "piano", "nearest": "bookshelf", "similarity": 0.55}]}
 
 Room frame: the floor is centred on the origin, x in [-W/2, W/2], y in [-D/2, D/2], floor at z = 0; walls are
 named by the direction they face away from the centre: ``north`` (+Y, the "back" wall of a plan drawn with +Y
@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from seed3d.errors import InvalidInputError
-from seed3d.program.nouns import NounMapper, alias_size, default_mapper, singular, wall_alias
+from seed3d.program.nouns import NounMapper, alias_size, default_mapper, wall_alias
 
 logger = logging.getLogger(__name__)
 
@@ -96,40 +96,45 @@ class RoomType:
 
 #: Categories that stand against a wall in any room (plus each room type's own ``wall`` list).
 WALL_CATEGORIES: tuple[str, ...] = ("wardrobe", "refrigerator", "oven", "dishwasher", "washing_machine",
-                                    "bookshelf", "dresser", "door")
+                                    "bookshelf", "dresser", "door", "bed", "sofa", "desk", "tv_stand", "vanity",
+                                    "bathtub", "coat_rack", "kitchen_counter")
 #: Categories fixed to the world instead of free bodies (a door frame sits in its wall, a tap on its counter).
 FIXED_CATEGORIES: tuple[str, ...] = ("door", "faucet")
 #: Table-top categories and the supporters they prefer, best first.
 TABLETOP: dict[str, tuple[str, ...]] = {
     "microwave": ("cabinet", "table", "dresser"),
-    "laptop": ("table", "nightstand", "dresser", "cabinet"),
-    "lamp": ("nightstand", "table", "dresser", "cabinet"),
+    "laptop": ("table", "desk", "nightstand", "dresser", "cabinet"),
+    "lamp": ("nightstand", "desk", "table", "dresser", "cabinet", "tv_stand"),
     "mug": ("table", "cabinet", "dresser", "nightstand"),
     "bowl": ("table", "cabinet", "dresser"),
     "jar": ("cabinet", "table", "dresser"),
     "bottle": ("table", "cabinet", "dresser"),
-    "vase": ("table", "dresser", "cabinet", "nightstand"),
+    "vase": ("table", "dresser", "cabinet", "nightstand", "tv_stand"),
     "faucet": ("cabinet",),
     "toolbox": ("table", "cabinet"),
 }
 #: Categories with a top other objects may stand on.
 SUPPORTERS: tuple[str, ...] = ("table", "cabinet", "nightstand", "dresser", "bookshelf", "washing_machine",
-                               "dishwasher", "refrigerator", "box", "stool")
+                               "dishwasher", "refrigerator", "box", "stool", "desk", "tv_stand")
+#: Categories seats are drawn up to.
+WORK_SURFACES: tuple[str, ...] = ("table", "desk")
 #: Seating drawn up to a table or desk.
 SEATS: tuple[str, ...] = ("chair", "stool")
 
 ROOM_TYPES: dict[str, RoomType] = {r.name: r for r in (
     RoomType("kitchen", (4.0, 3.5, 2.6), ("cabinet",),
-             (("refrigerator", 1), ("oven", 1), ("cabinet", 2), ("table", 1), ("chair", 2), ("microwave", 1))),
+             (("refrigerator", 1), ("oven", 1), ("kitchen_counter", 1), ("cabinet", 1), ("table", 1), ("chair", 2),
+              ("microwave", 1))),
     RoomType("bedroom", (4.0, 3.8, 2.6), ("nightstand", "cabinet"),
-             (("wardrobe", 1), ("nightstand", 2), ("dresser", 1), ("lamp", 1))),
+             (("bed", 1), ("wardrobe", 1), ("nightstand", 2), ("dresser", 1), ("lamp", 1))),
     RoomType("office", (3.6, 3.2, 2.6), ("cabinet",),
-             (("table", 1), ("chair", 1), ("bookshelf", 1), ("laptop", 1), ("lamp", 1), ("trash_can", 1)),
+             (("desk", 1), ("chair", 1), ("bookshelf", 1), ("laptop", 1), ("lamp", 1), ("trash_can", 1)),
              ("study", "home office")),
     RoomType("living room", (5.0, 4.2, 2.7), ("cabinet",),
-             (("table", 1), ("chair", 2), ("bookshelf", 1), ("cabinet", 1), ("vase", 1)), ("lounge", "living")),
-    RoomType("bathroom", (2.6, 2.2, 2.5), ("cabinet",),
-             (("cabinet", 1), ("faucet", 1), ("trash_can", 1)), ("washroom",)),
+             (("sofa", 1), ("armchair", 1), ("table", 1), ("tv_stand", 1), ("bookshelf", 1), ("vase", 1)),
+             ("lounge", "living")),
+    RoomType("bathroom", (2.6, 2.2, 2.5), ("cabinet", "towel_rack"),
+             (("vanity", 1), ("bathtub", 1), ("towel_rack", 1), ("trash_can", 1)), ("washroom",)),
     RoomType("workshop", (5.0, 4.0, 3.0), ("cabinet",),
              (("table", 1), ("stool", 1), ("toolbox", 1), ("cabinet", 1), ("box", 2)), ("garage", "shed")),
     RoomType("dining room", (4.5, 4.0, 2.7), ("cabinet",),
@@ -137,7 +142,7 @@ ROOM_TYPES: dict[str, RoomType] = {r.name: r for r in (
     RoomType("laundry room", (3.0, 2.6, 2.5), ("cabinet",),
              (("washing_machine", 2), ("cabinet", 1), ("trash_can", 1)), ("laundry", "utility room")),
     RoomType("hallway", (2.2, 4.5, 2.6), ("cabinet",),
-             (("cabinet", 1), ("door", 1)), ("hall", "entryway", "corridor")),
+             (("cabinet", 1), ("coat_rack", 1), ("door", 1)), ("hall", "entryway", "corridor")),
     RoomType("storage room", (3.0, 3.0, 2.6), ("cabinet",),
              (("bookshelf", 2), ("box", 3)), ("storeroom", "pantry", "closet room")),
     RoomType("room", (4.0, 4.0, 2.7), ("cabinet",), (("table", 1), ("chair", 2)), ("space", "studio")),
@@ -153,6 +158,9 @@ TYPICAL_SIZE: dict[str, tuple[float, float, float]] = {
     "vase": (0.15, 0.15, 0.35), "table": (0.8, 1.2, 0.75), "chair": (0.5, 0.5, 0.9), "stool": (0.35, 0.35, 0.65),
     "lamp": (0.3, 0.2, 0.5), "laptop": (0.24, 0.34, 0.02), "faucet": (0.2, 0.15, 0.25), "door": (0.2, 0.9, 2.05),
     "toolbox": (0.25, 0.45, 0.25), "suitcase": (0.25, 0.42, 0.65), "freeform": (0.3, 0.3, 0.3),
+    "bed": (2.15, 1.6, 1.0), "sofa": (0.9, 2.0, 0.85), "armchair": (0.85, 0.85, 0.9), "desk": (0.65, 1.3, 0.75),
+    "tv_stand": (0.42, 1.5, 0.5), "vanity": (0.55, 0.9, 1.1), "bathtub": (0.75, 1.7, 0.7),
+    "towel_rack": (0.45, 0.55, 0.9), "coat_rack": (0.45, 0.45, 1.8), "kitchen_counter": (0.66, 1.8, 1.15),
 }
 #: Dining-height table used when chairs are drawn up to a table the text gives no size for.
 DINING_TABLE = (0.8, 1.2, 0.75)
@@ -868,8 +876,6 @@ class RulePlanner:
                 continue
             if match.method == "embedding":
                 notes.append(match.message)
-            if match.category == "chair" and singular(noun).split()[-1] in ("sofa", "couch", "settee"):
-                notes.append(f"{noun!r}: no sofa in the synth engine; a chair stands in")
             if it.definite:
                 existing = [g for g in groups if g.category == match.category]
                 if existing:
@@ -1056,7 +1062,7 @@ class RulePlanner:
                 if j + 1 < len(items) and isinstance(items[j + 1], _Rel):
                     continue  # "a table with a lamp on it": the explicit relation decides
                 a, b = by_id[owner], by_id[nxt.group]
-                if b.category in SEATS and a.category in ("table", "dresser", "cabinet"):
+                if b.category in SEATS and a.category in (*WORK_SURFACES, "dresser", "cabinet"):
                     add("next_to", b.id, a.id)
                     add("facing", b.id, a.id)
                 elif b.category in TABLETOP and a.category in SUPPORTERS:
@@ -1115,12 +1121,17 @@ def complete_plan(plan: LayoutPlan, grow_room: bool = False) -> LayoutPlan:
         rels.append(Relation("on", g.id, target.id, "default"))
         placed_by.add(g.id)
     # seats the text relates to nothing are drawn up to the table (or desk) of the plan
-    tables = [g for g in plan.objects if g.category == "table"]
+    tables = [g for cat in WORK_SURFACES for g in plan.objects if g.category == cat]
     related = {r.subject for r in rels}
     for g in plan.objects:
         if g.category in SEATS and g.id not in related and tables:
             rels.append(Relation("next_to", g.id, tables[0].id, "default"))
             rels.append(Relation("facing", g.id, tables[0].id, "default"))
+    # bedside tables the text relates to nothing stand beside the bed
+    beds = [g for g in plan.objects if g.category == "bed"]
+    for g in plan.objects:
+        if g.category == "nightstand" and beds and not any(r.subject == g.id and r.source != "default" for r in rels):
+            rels.append(Relation("next_to", g.id, beds[0].id, "default"))
     # seats drawn up to a table get a dining-height table when the text gives no size
     seats: dict[str, set[str]] = {}
     for r in rels:
@@ -1222,7 +1233,7 @@ def _llm_instructions() -> str:
     return (
         "You plan 3D room layouts for a simulator. Answer with one JSON object that follows the given schema: "
         f"schema '{PLAN_SCHEMA}', schema_version {PLAN_SCHEMA_VERSION}. Use only these object categories: {cats}. "
-        "Map other furniture to the nearest category (a counter is a cabinet, a desk is a table) or leave it out "
+        "Map other furniture to the nearest category (a counter is a cabinet, a couch is a sofa) or leave it out "
         "and list it under 'rejected'. Room size is [width, depth, height] in meters; object size is null or "
         "[depth, width, height] in meters. Relations: on, under, next_to, against_wall (target 'wall' or "
         "north/south/east/west), facing, in_front_of, left_of, right_of, in_row (target null), centred "

@@ -156,7 +156,7 @@ def test_cancel_stops_a_running_job_at_a_stage_boundary(served: TestClient) -> N
 
 
 def test_scene_job(served: TestClient) -> None:
-    r = served.post("/v1/scenes", json={"text": "a small office with a desk", "seed": 0})
+    r = served.post("/v1/scenes", json={"text": "a small office with a workbench", "seed": 0})
     assert r.status_code == 202, r.text
     done = wait_for(served, r.json()["id"])
     assert done["status"] == "succeeded", done
@@ -165,5 +165,5 @@ def test_scene_job(served: TestClient) -> None:
     with zipfile.ZipFile(BytesIO(served.get(f"{done['links']['self']}/files/urdf.zip").content)) as zf:
         assert "urdf/scene.urdf" in zf.namelist()
     assert done["timings"]
-    desk = done["result"]["omissions"][0]  # no desk in the synth engine: a table stands in, and the job says so
-    assert (desk["noun"], desk["status"], desk["stand_in"]) == ("desk", "substituted", "table")
+    bench = done["result"]["omissions"][0]  # no workbench in the synth engine: a table stands in, the job says so
+    assert (bench["noun"], bench["status"], bench["stand_in"]) == ("workbench", "substituted", "table")

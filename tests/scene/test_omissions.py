@@ -16,32 +16,32 @@ def _by_noun(omissions: list[dict]) -> dict[str, dict]:
 
 
 def test_rejected_nouns_are_left_out_with_the_reason() -> None:
-    om = plan_omissions(plan_scene("a bedroom with a bed, a nightstand with a lamp and a wardrobe"))
-    assert [(o["noun"], o["status"]) for o in om] == [("bed", LEFT_OUT)]
-    assert "not an object Seed3D can build" in om[0]["reason"] and "'nightstand'" in om[0]["reason"]
-    assert describe(om[0]).startswith("left out     bed: not an object Seed3D can build")
+    om = plan_omissions(plan_scene("a bedroom with a piano, a nightstand with a lamp and a wardrobe"))
+    assert [(o["noun"], o["status"]) for o in om] == [("piano", LEFT_OUT)]
+    assert "not an object Seed3D can build" in om[0]["reason"] and "nearest known noun is '" in om[0]["reason"]
+    assert describe(om[0]).startswith("left out     piano: not an object Seed3D can build")
 
 
 def test_stand_ins_are_reported_as_substituted() -> None:
-    om = _by_noun(plan_omissions(plan_scene("a bathroom with a towel rack, a sink cabinet and a trash can")))
-    assert om["towel rack"]["status"] == LEFT_OUT
-    sink = om["sink cabinet"]
+    om = _by_noun(plan_omissions(plan_scene("a bathroom with a piano, a medicine cabinet and a trash can")))
+    assert om["piano"]["status"] == LEFT_OUT
+    sink = om["medicine cabinet"]
     assert (sink["status"], sink["stand_in"], sink["objects"]) == (SUBSTITUTED, "cabinet", ["cabinet"])
     assert "plain cabinet" in sink["reason"]
-    assert describe(sink).startswith("substituted  sink cabinet → cabinet: ")
+    assert describe(sink).startswith("substituted  medicine cabinet → cabinet: ")
     assert "trash can" not in om  # built as what it is
-    om = _by_noun(plan_omissions(plan_scene("a room with two sofas, a desk, a floor lamp and a wastebasket")))
-    assert (om["sofas"]["stand_in"], om["sofas"]["objects"]) == ("chair", ["chair_1", "chair_2"])
-    assert om["desk"]["stand_in"] == "table" and "desk-sized table" in om["desk"]["reason"]
+    om = _by_noun(plan_omissions(plan_scene("a room with two loveseats, a workbench, a floor lamp and a wastebasket")))
+    assert (om["loveseats"]["stand_in"], om["loveseats"]["objects"]) == ("sofa", ["sofa_1", "sofa_2"])
+    assert om["workbench"]["stand_in"] == "table" and "workbench-sized table" in om["workbench"]["reason"]
     assert om["wastebasket"]["stand_in"] == "trash_can" and "similarity" in om["wastebasket"]["reason"]
     assert "floor lamp" not in om  # an alias of the lamp's own kind
     assert left_out(list(om.values())) == []
 
 
 def test_strict_scene_stops_after_planning() -> None:
-    with pytest.raises(MissingObjectsError, match=r"leave out 1 object.*'bed'.*allow_missing") as exc:
-        generate_scene("a bedroom with a bed and a nightstand", allow_missing=False)
-    assert [o["noun"] for o in exc.value.omissions] == ["bed"]
+    with pytest.raises(MissingObjectsError, match=r"leave out 1 object.*'piano'.*allow_missing") as exc:
+        generate_scene("a bedroom with a piano and a nightstand", allow_missing=False)
+    assert [o["noun"] for o in exc.value.omissions] == ["piano"]
 
 
 def _shelf_plan() -> LayoutPlan:
