@@ -2,7 +2,7 @@
 
 The vocabulary is every category's nouns (``seed3d.synth.CATEGORIES[...].nouns``) plus ``ALIASES``: common
 furniture the synth engine does not build, each tied to the category that stands in for it (and, for some, a
-typical size so that a "desk" is a desk-sized table). A noun is looked up in this order:
+typical size so that a "workbench" is a workbench-sized table). A noun is looked up in this order:
 
 1. **exact**: the phrase (lower case, plural folded) is a vocabulary word;
 2. **head**: its last word is (``office chair`` → ``chair``);
@@ -23,19 +23,19 @@ noun                 category          how (similarity)   note
 ===================  ================  =================  ================================================
 counter, worktop     cabinet           alias              a 0.9 m base cabinet
 kitchen island       cabinet           alias              a deeper, wider base cabinet
-desk, writing desk   table             alias              a 0.75 m table
+workbench            table             alias              a 0.9 m table
 coffee table         table             alias              a 0.45 m table
-sofa, couch          chair             alias              nothing sofa-like is built; a chair stands in
-armchair             chair             alias
+loveseat             sofa              alias
+recliner             armchair          alias
 shelf, shelves       bookshelf         alias
-tv stand, credenza   cabinet           alias              low, wide cabinets
+credenza             cabinet           alias              a low, wide cabinet
 freezer              refrigerator      alias
 crate                box               alias
 ottoman, bar stool   stool             alias
 dryer                washing_machine   alias              a front loader of the same size
 range                oven              alias              "an electric range": a cooker
 tallboy, highboy     dresser           alias              tall chests of drawers
-office desk          table             head ("desk")
+office desk          desk              head ("desk")
 kitchen cupboard     cabinet           head ("cupboard")
 drawers              dresser           embedding (0.90)   nearest "chest of drawers"
 garbage can          trash_can         embedding (0.89)
@@ -44,11 +44,9 @@ luggage              suitcase          embedding (0.80)
 wastebasket          trash_can         embedding (0.74)
 cooktop              oven              embedding (0.68)
 teacup               mug               embedding (0.66)
-recliner             chair             embedding (0.64)
 travel bag           —                 rejected (0.62)    nearest "luggage case"
 teapot               —                 rejected (0.61)    nearest "flower pot"
 bench, footstool     —                 rejected (< 0.52)
-bed                  —                 rejected (0.60)    nearest "nightstand": a bed is not one
 tv, television       —                 rejected (< 0.63)  nearest "tv stand"
 plant, fireplace     —                 rejected (< 0.64)
 elephant, car, rug   —                 rejected (< 0.53)
@@ -86,32 +84,27 @@ SIMILARITY_THRESHOLD = 0.64
 #: as (depth x, width y, height z) in meters or None).
 ALIASES: dict[str, tuple[str, tuple[float, float, float] | None]] = {
     "counter": ("cabinet", (0.6, 1.2, 0.9)),
-    "kitchen counter": ("cabinet", (0.6, 1.2, 0.9)),
     "countertop": ("cabinet", (0.6, 1.2, 0.9)),
     "worktop": ("cabinet", (0.6, 1.2, 0.9)),
     "kitchen cabinet": ("cabinet", (0.6, 0.9, 0.9)),
     "base cabinet": ("cabinet", (0.6, 0.9, 0.9)),
     "kitchen island": ("cabinet", (0.75, 1.4, 0.9)),
-    "desk": ("table", (0.7, 1.3, 0.75)),
-    "writing desk": ("table", (0.6, 1.1, 0.75)),
     "dining table": ("table", (0.9, 1.5, 0.75)),
     "kitchen table": ("table", (0.8, 1.2, 0.75)),
     "coffee table": ("table", (0.6, 1.0, 0.45)),
     "side table": ("table", (0.45, 0.45, 0.55)),
     "workbench": ("table", (0.7, 1.6, 0.9)),
-    "sofa": ("chair", None),
-    "couch": ("chair", None),
-    "armchair": ("chair", None),
+    "loveseat": ("sofa", None),
+    "recliner": ("armchair", None),
     "shelf": ("bookshelf", None),
     "shelves": ("bookshelf", None),
-    "tv stand": ("cabinet", (0.45, 1.3, 0.55)),
-    "media console": ("cabinet", (0.45, 1.3, 0.55)),
+    "tv cabinet": ("tv_stand", None),
+    "bathroom sink": ("vanity", None),
     "credenza": ("cabinet", (0.45, 1.4, 0.75)),
     "filing cabinet": ("cabinet", None),
     "bedside cabinet": ("nightstand", None),
     "freezer": ("refrigerator", None),
     "crate": ("box", None),
-    "bucket": ("trash_can", None),
     "bar stool": ("stool", None),
     "ottoman": ("stool", None),
     "floor lamp": ("lamp", None),
@@ -124,6 +117,11 @@ ALIASES: dict[str, tuple[str, tuple[float, float, float] | None]] = {
     "tumble dryer": ("washing_machine", None),
     "flower pot": ("vase", None),
 }
+
+#: Objects whose head word names a category but which are another thing than that category builds (a ceiling fan
+#: hangs from the ceiling; the fan category is a desk or floor fan): refused, not built as the wrong object.
+NOT_THESE: tuple[str, ...] = ("ceiling fan", "ceiling lamp", "ceiling light", "pendant lamp", "car door",
+                              "garage door")
 
 #: Aliases for furniture that stands against a wall although its category does not (a desk is a table).
 WALL_ALIASES: tuple[str, ...] = ("desk", "writing desk", "workbench", "tv stand", "media console", "credenza")
@@ -187,6 +185,8 @@ class NounMatch:
     @property
     def message(self) -> str:
         """One readable line saying what happened."""
+        if self.category is None and self.word in NOT_THESE:
+            return f"{self.noun!r} is not an object Seed3D can build (a {self.word} is not what its category builds)"
         if self.category is None:
             return (f"{self.noun!r} is not an object Seed3D can build: the nearest known noun is {self.word!r} "
                     f"(similarity {self.similarity:.2f} < {SIMILARITY_THRESHOLD})")
@@ -276,8 +276,11 @@ class NounMapper:
         return emb
 
     def lookup(self, noun: str) -> NounMatch | None:
-        """The exact or head-word match of ``noun``, or None (no model needed)."""
+        """The exact or head-word match of ``noun`` (a rejection for ``NOT_THESE``), or None (no model needed)."""
         phrase = singular(noun)
+        other = next((n for n in NOT_THESE if phrase == n or phrase.endswith(" " + n)), None)
+        if other is not None:
+            return NounMatch(noun, None, other, 1.0, "rejected")
         if phrase in self.vocab:
             return NounMatch(noun, self.vocab[phrase], phrase, 1.0, "exact")
         words = phrase.split()
@@ -324,7 +327,7 @@ def wall_alias(noun: str) -> bool:
 
 
 def alias_size(noun: str) -> tuple[float, float, float] | None:
-    """The typical size an alias carries (``desk`` → a desk-sized table), else None."""
+    """The typical size an alias carries (``workbench`` → a workbench-sized table), else None."""
     phrase = singular(noun)
     words = phrase.split()
     for k in range(len(words)):

@@ -23,7 +23,7 @@ import numpy as np
 
 from seed3d.catalog.measure import parse_size_text
 from seed3d.errors import InvalidInputError
-from seed3d.program.nouns import ALIASES, NounMapper, default_mapper, singular
+from seed3d.program.nouns import ALIASES, NOT_THESE, NounMapper, NounMatch, default_mapper, singular
 from seed3d.synth.materials import Finish
 
 #: Number words → counts ("a drawer", "double doors", "a pair of doors").
@@ -83,8 +83,22 @@ FINISH_ROLES: dict[str, str] = {
 #: Flags a finish role turns off or on when the text gives that part its own finish.
 _ROLE_FLAGS: dict[str, dict[str, Any]] = {
     "front_finish": {"front_matches_body": False}, "leg_finish": {"legs_match_body": False, "base": "legs"},
-    "top_finish": {"top_slab": True},
+    "top_finish": {"top_slab": True}, "lid_finish": {"lid_matches_body": False},
 }
+
+#: Flags that put a part in the body's finish → the part's own finish parameter. A stated body finish ("a green
+#: cabinet") sets the flag unless the text gives that part a finish of its own ("a green cabinet with oak doors").
+MATCHES_BODY: dict[str, str] = {"front_matches_body": "front_finish", "lid_matches_body": "lid_finish"}
+
+#: Part words of a layout choice's name ("drawer_over_door", "open_over_drawers") → the part they name.
+LAYOUT_PARTS: dict[str, str] = {"drawer": "drawer", "drawers": "drawer", "door": "door", "doors": "door",
+                                "shelf": "shelf", "shelves": "shelf", "open": "shelf", "flap": "flap",
+                                "flaps": "flap"}
+
+#: "A above B" / "A below B" between two part words: the first part on top (above) or at the bottom (below).
+_RELATION = re.compile(r"\b(drawer|door|shel(?:f|ves)|flap)s?\b(?:\s+[a-z0-9-]+){0,3}?\s+"
+                       r"(above|over|on top of|atop|below|under|underneath|beneath)\s+"
+                       r"(?:[a-z0-9-]+\s+){0,3}?(drawer|door|shel(?:f|ves)|flap)s?\b")
 
 #: Material words → (finish kind, colour or None: the colour word next to it, else the kind's first).
 MATERIALS: dict[str, tuple[str, str | None]] = {
@@ -162,6 +176,8 @@ class Program:
     placed: list[str] = field(default_factory=list)
     unplaced: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    fit: dict[str, Any] | None = None
+    """An image's program: the render-and-compare fit (``seed3d.program.fit.FitResult.to_dict``); None: no fit."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form (report.json's ``program``)."""
@@ -228,6 +244,9 @@ def _category(text: str, mapper: NounMapper | None) -> tuple[str | None, str, fl
     notes: list[str] = []
     clause = _CLAUSE.search(f" {text} ")
     head_end = (clause.start() - 1) if clause else len(text)
+    other = next((n for n in NOT_THESE if re.search(r"\b" + re.escape(n) + r"s?\b", text[:max(head_end, 0)])), None)
+    if other is not None:  # "a ceiling fan": the head word names a category that builds another object
+        return None, other, 0.0, "rejected", [NounMatch(other, None, other, 1.0, "rejected").message]
     hits = _find_nouns(text, vocab)
     head = [h for h in hits if h[1] <= max(head_end, 0)]
     # part nouns outside the head clause ("with two doors", "a shelf") or after a count ("cupboard - 2 doors")
@@ -270,7 +289,9 @@ def _category(text: str, mapper: NounMapper | None) -> tuple[str | None, str, fl
 def _count_pattern() -> re.Pattern[str]:
     nums = "|".join(sorted(map(re.escape, COUNT_WORDS), key=len, reverse=True))
     nouns = "|".join(sorted({re.escape(n) for n in COUNT_NOUNS}, key=len, reverse=True))
-    return re.compile(r"\b(\d+|" + nums + r")(?:\s+|-)(?:[a-z]+\s+){0,2}?(" + nouns + r")(?:e?s|ves|ged|ed)?\b")
+    # up to two words between ("two oak doors"), but never across a clause: "a bookshelf without doors" counts none
+    gap = r"(?:(?!(?:without|with|and|or|no|not|never)\b)[a-z]+\s+){0,2}?"
+    return re.compile(r"\b(\d+|" + nums + r")(?:\s+|-)" + gap + r"(" + nouns + r")(?:e?s|ves|ged|ed)?\b")
 
 
 _COUNTS = _count_pattern()
@@ -342,11 +363,14 @@ def _phrases(prog: Program, t: _Text, params: dict[str, Any]) -> None:
                     ok = _set(prog, params, name, value, m.group(0)) or ok
                 else:
                     ok = ok or params[name] == value
-            if ok:
-                t.claim(m.start(), m.end())
+            if ok:  # colour and material words inside stay free for the finishes ("with a red lid")
+                for w in re.finditer(r"[a-z][a-z'-]*", m.group(0)):
+                    if w.group(0) not in MATERIALS and w.group(0) not in _colours():
+                        t.claim(m.start() + w.start(), m.start() + w.end())
 
 
-def _counts(prog: Program, t: _Text, params: dict[str, Any]) -> None:
+def _counts(prog: Program, t: _Text, params: dict[str, Any], parts: dict[str, int] | None = None) -> None:
+    """Counted part nouns ("two doors", "a drawer"); ``parts`` collects the count of every part a layout names."""
     from seed3d.synth import CATEGORIES
 
     cat = CATEGORIES[prog.category]  # type: ignore[index]
@@ -366,6 +390,16 @@ def _counts(prog: Program, t: _Text, params: dict[str, Any]) -> None:
                     break
         if target not in cat.params and noun in ("handle", "knob", "button", "dial") and n == 1:
             continue  # "a brass knob": a finish (or nothing) where the category counts none
+        part = LAYOUT_PARTS.get(noun)
+        if parts is not None and part is not None:
+            parts[part] = max(parts.get(part, 0), n)
+            if target not in cat.params and part in _layout_parts(cat):
+                # "a nightstand with a drawer and a door": no door count, but a layout that has one
+                t.claim(m.start(1), m.end(1))
+                t.claim(m.start(2), m.end())
+                for w in re.finditer(r"\b(?:open|small|little)\b", t.text[m.end(1):m.start(2)]):
+                    t.claim(m.end(1) + w.start(), m.end(1) + w.end())  # "an open shelf", "a small door"
+                continue
         _set(prog, params, target, n, m.group(0))
         t.claim(m.start(1), m.end(1))  # the words between stay free: "four chrome legs" names a finish too
         t.claim(m.start(2), m.end())
@@ -454,6 +488,8 @@ def _other_object(words: str, prog: Program) -> bool:
     from seed3d.program.nouns import vocabulary
 
     vocab = vocabulary()
+    if prog.noun and re.match(re.escape(prog.noun) + r"\b", words):
+        return False  # "a red trolley case": the object's own noun, though "trolley" alone names another
     for phrase in (words, words.split()[0]):
         key = singular(phrase)
         if key in vocab and vocab[key] != prog.category and key not in FINISH_ROLES and key not in COUNT_NOUNS:
@@ -535,6 +571,12 @@ def _finishes(prog: Program, t: _Text, params: dict[str, Any], seed: int) -> Non
             t.claim(m.start(), words_end)
             if role:
                 t.claim(m.start(3), m.end())
+                for flag_name in (f"has_{role}s", f"has_{role}"):  # "glass doors" on a bookshelf: it has doors
+                    prm = cat.params.get(flag_name)
+                    if prm is not None and flag_name not in params and (prm.is_flag or prm.choices == (False, True)):
+                        params[flag_name] = True
+                        prog.placed.append(f"{m.group(3)!r} → {flag_name}=true")
+                        break
             for flag_name, flag_value in _ROLE_FLAGS.get(target, {}).items():
                 allowed = cat.params.get(flag_name)
                 if allowed is not None and flag_name not in params and (
@@ -545,6 +587,72 @@ def _finishes(prog: Program, t: _Text, params: dict[str, Any], seed: int) -> Non
     if "glass_doors" in cat.params and re.search(r"\bglass(?:-fronted|\s+doors?|\s+fronts?|ed)\b", t.text):
         params["glass_doors"] = True
         prog.placed.append("'glass doors' → glass_doors=true")
+
+
+def _matches_body(prog: Program, params: dict[str, Any]) -> None:
+    """A stated body finish reaches the parts drawn in it by default (``MATCHES_BODY``): "a green cabinet with two
+    doors" has green doors, unless the text gives the doors a finish of their own or says they differ."""
+    from seed3d.synth import CATEGORIES
+
+    cat = CATEGORIES[prog.category]  # type: ignore[index]
+    if "body_finish" not in params:
+        return
+    for flag, own in MATCHES_BODY.items():
+        if flag in cat.params and flag not in params and own not in params:
+            params[flag] = True
+            prog.placed.append(f"body finish {_jsonable(params['body_finish'])} → {flag}=true")
+
+
+def _choice_parts(choice: str) -> tuple[list[set[str]], bool]:
+    """The parts a layout choice's name lists, row by row top first ("drawers_over_doors" → [{drawer}, {door}]),
+    and whether the rows are stacked ("over")."""
+    rows = [{LAYOUT_PARTS[w] for w in row.split("_") if w in LAYOUT_PARTS} for row in choice.split("_over_")]
+    return rows, len(rows) > 1
+
+
+def _layout_parts(cat: Any) -> set[str]:
+    """Every part some choice of the category's ``layout`` names."""
+    prm = cat.params.get("layout")
+    if prm is None or not prm.choices:
+        return set()
+    return {p for c in prm.choices if isinstance(c, str) for row in _choice_parts(c)[0] for p in row}
+
+
+def _layout(prog: Program, t: _Text, params: dict[str, Any], parts: dict[str, int]) -> None:
+    """The ``layout`` the counted parts ask for: the choice that has every part the text names with the fewest
+    others ("a nightstand with a drawer and a door": drawer_over_door), the rows in the order "above"/"below"
+    give ("two doors above two drawers": doors_over_drawers); nothing when two choices fit as well."""
+    from seed3d.synth import CATEGORIES
+
+    cat = CATEGORIES[prog.category]  # type: ignore[index]
+    named = {p for p, n in parts.items() if n > 0}
+    if "layout" in params or not named or not named <= _layout_parts(cat):
+        return
+    order: tuple[str, str] | None = None
+    rel = _RELATION.search(t.text)
+    if rel:
+        a, b = LAYOUT_PARTS.get(rel.group(1), "shelf"), LAYOUT_PARTS.get(rel.group(3), "shelf")
+        if a != b:
+            order = (a, b) if rel.group(2) in ("above", "over", "on top of", "atop") else (b, a)
+    fits: list[tuple[int, str]] = []
+    for choice in cat.params["layout"].choices or ():
+        rows, stacked = _choice_parts(str(choice))
+        has = set().union(*rows)
+        if not has or not named <= has:
+            continue
+        if order is not None and not (stacked and order[0] in rows[0] and order[1] in rows[-1]):
+            continue
+        fits.append((len(has - named), str(choice)))
+    fits.sort()
+    if not fits or (len(fits) > 1 and fits[0][0] == fits[1][0]):
+        return
+    words = " and ".join(sorted(named)) + (f", {order[0]} above {order[1]}" if order else "")
+    if _set(prog, params, "layout", fits[0][1], words):
+        if rel and order:
+            t.claim(rel.start(2), rel.end(2))
+        if "drawer" in named and "drawers" in cat.params and "drawers" in params and fits[0][1] != "drawers" \
+                and "drawers" in (cat.params["layout"].choices or ()) and params["drawers"] > 1:
+            prog.notes.append(f"layout {fits[0][1]} has one drawer; {params['drawers']} asked for")
 
 
 #: How much the written order of an unlabelled "A x B (x C)" counts against the category's proportions (log units).
@@ -596,6 +704,13 @@ def _sizes(prog: Program, t: _Text, params: dict[str, Any]) -> None:
         for m in re.finditer(r"\b" + word + r"\b", t.text):
             if not t.free(m.start(), m.end()):
                 continue
+            # "a drawer and a small door": the door's size, not the object's ("a small top-freezer fridge" is small)
+            nxt = re.match(r"\s+([a-z]+)\b(?!-)", t.text[m.end():])
+            part = singular(nxt.group(1)) if nxt else ""
+            if part in COUNT_NOUNS and part != prog.noun and not singular(prog.noun).endswith(part):
+                prog.notes.append(f"{word!r} describes the {part}, not the {prog.category}: no size changed")
+                t.claim(m.start(), m.end())
+                continue
             names = [n for d in (SIZE_PARAMS if dims == ("*",) else dims) for n in SIZE_PARAMS[d]]
             names = [n for n in dict.fromkeys(names) if n in cat.params and n not in params
                      and cat.params[n].lo is not None and not cat.params[n].choices
@@ -625,13 +740,16 @@ def parse_text(text: str, mapper: NounMapper | None = None, seed: int = 0, embed
         t.claim(m.start(), m.end())
         break
     params: dict[str, Any] = {}
+    parts: dict[str, int] = {}
     _sizes(prog, t, params)
-    _counts(prog, t, params)
+    _counts(prog, t, params, parts)
     _counts_after(prog, t, params)
     _phrases(prog, t, params)
     _negations(prog, t, params)
     _finishes(prog, t, params, seed)
     _choices(prog, t, params)
+    _layout(prog, t, params, parts)
+    _matches_body(prog, params)
     alias = ALIASES.get(noun)
     if alias and alias[1] is not None and not prog.size:
         d, w, h = alias[1]

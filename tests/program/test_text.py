@@ -153,3 +153,20 @@ def test_finishes_follow_the_words_they_belong_to() -> None:
     assert _finish(washer.params["handle_finish"]) == "chrome:chrome"
     dresser = parse_text("drawers: 4, oak, dresser", embed=False)
     assert dresser.category == "dresser" and dresser.params["drawers"] == 4
+
+
+def test_negated_parts_are_not_counted_and_named_parts_are_built() -> None:
+    """"without doors" counts none (the article of the object's noun is not a count of doors); a material on a part
+    the category has only by a flag turns the flag on ("glass doors" on a bookshelf)."""
+    assert parse_text("a bookshelf without doors", embed=False).params.get("doors") == 0
+    assert parse_text("a cabinet without drawers", embed=False).params.get("drawers") == 0
+    assert "doors" not in parse_text("a shelf with doors", embed=False).params
+    glass = parse_text("a tall white bookshelf with glass doors", embed=False)
+    assert glass.params["has_doors"] is True and glass.params["front_finish"].kind == "glass"
+
+
+def test_an_object_its_category_does_not_build_is_refused() -> None:
+    for text in ("a ceiling fan with a light", "a garage door"):
+        prog = parse_text(text, embed=False)
+        assert prog.category is None and "is not an object Seed3D can build" in prog.notes[0], prog.notes
+    assert parse_text("a standing fan", embed=False).category == "fan"
