@@ -6,7 +6,9 @@ preprocess_image``: alpha or plain background removed, object recentered to fill
 over white), runs ``ProgramNet`` and returns a ``Program`` (``source="image"``): the top category, its count
 parameters (clamped to the category's ranges, with the flags that go with them), size targets for the width and
 depth relative to the category's drawn height, ``confidence`` = the top category's softmax probability, and the
-top-3 categories in ``notes``.
+top-3 categories in ``notes``. When the object was masked, the network's candidates are then fitted to the image by
+render-and-compare (``seed3d.program.fit``): the best candidate's counts, style, proportions (size targets) and its
+finishes read part by part, with the fit in ``Program.fit``.
 
 Training (``train_program_image``) reads the views cached by ``seed3d.program.image_data`` and augments them for
 photographs (``PhotoAugmenter``): exposure, gamma, saturation and hue; crop jitter, partial crops and rotation;
@@ -21,7 +23,7 @@ import logging
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -33,6 +35,9 @@ from seed3d.nn.pretrained import PretrainedMixin
 from seed3d.nn.trainer import TrainConfig
 from seed3d.program.text import Program
 from seed3d.typed import PathType, ProgressCallback
+
+if TYPE_CHECKING:
+    from seed3d.program.fit import FitConfig
 
 log = logging.getLogger(__name__)
 
@@ -140,6 +145,8 @@ class ImagePrediction:
     """Probability of each predicted count."""
     proportions: dict[str, float]
     """width / height and depth / height."""
+    count_probabilities: dict[str, list[float]] = field(default_factory=dict)
+    """Every class's probability, per count head (index = count)."""
 
 
 @torch.no_grad()
@@ -158,7 +165,8 @@ def predict_batch(model: ProgramNet, images: torch.Tensor) -> list[ImagePredicti
             [(model.config.categories[j], float(probs[i, j])) for j in order],
             {k: int(counts[k][i].argmax()) for k in COUNT_HEADS},
             {k: float(counts[k][i].max()) for k in COUNT_HEADS},
-            {"width/height": float(props[i, 0]), "depth/height": float(props[i, 1])}))
+            {"width/height": float(props[i, 0]), "depth/height": float(props[i, 1])},
+            {k: [float(v) for v in counts[k][i]] for k in COUNT_HEADS}))
     return preds
 
 
@@ -247,31 +255,68 @@ def body_finish_from_image(category: str, pre: Any) -> tuple[str, str] | None:
 
 
 def predict_program(image: Any, model: ProgramNet | PathType, seed: int = 0, top_k: int = 3,
-                    fit_proportions: bool = True) -> Program:
+                    fit_proportions: bool = True, fit: bool | FitConfig = True, renderer: Any = None
+                    ) -> Program:
     """The program an image shows: ``image`` is a path, bytes, PIL image, array or a ``Preprocessed``;
-    ``model`` a ProgramNet or its folder (``weights/program-image``)."""
+    ``model`` a ProgramNet or its folder (``weights/program-image``).
+
+    When the object was masked and ``fit`` is true (or a ``seed3d.program.fit.FitConfig``), the network's top
+    candidates are fitted to the image by render-and-compare (``fit_program``, built with ``seed``: the seed the
+    program is built with) and the best is returned with its finishes read part by part (``Program.fit`` records
+    the fit); otherwise the network's top category and counts, with the body finish read off the whole object.
+    """
     from seed3d.condition.image import Preprocessed, preprocess_image, to_tensor
 
     net = load_program_net(model)
     pre = image if isinstance(image, Preprocessed) else preprocess_image(image, size=INPUT_SIZE)
     pred = predict_batch(net, to_tensor(pre))[0]
-    category, confidence = pred.categories[0]
-    params, notes = count_params(category, pred.counts)
     top = ", ".join(f"{c} {p:.2f}" for c, p in pred.categories[:top_k])
     notes = [f"top categories: {top}",
              "counts seen: " + ", ".join(f"{k} {v} ({pred.count_confidence[k]:.2f})" for k, v in pred.counts.items()),
-             "proportions seen: " + ", ".join(f"{k} {v:.2f}" for k, v in pred.proportions.items()), *notes]
+             "proportions seen: " + ", ".join(f"{k} {v:.2f}" for k, v in pred.proportions.items())]
     if pre.method == "none":
         notes.append("no object mask found (the border is not one colour): the whole image was read")
-    if pre.method != "none":
+    result = None
+    if fit and pre.method != "none":
+        from seed3d.program.fit import FitConfig, fit_program, read_part_finishes
+
+        cfg = fit if isinstance(fit, FitConfig) else FitConfig()
+        try:
+            result = fit_program(pre, pred, seed=seed, config=cfg, renderer=renderer)
+        except InvalidInputError as exc:
+            notes.append(f"render-and-compare fit failed ({exc}): the network's reading kept")
+    if result is not None:
+        category = result.candidate.category
+        confidence = dict(pred.categories)[category]
+        _, count_notes = count_params(category, result.candidate.counts)
+        params = dict(result.params)
+        notes += count_notes
+        if result.style:
+            notes.append(f"style: the {category} as seed {seed + result.style} draws it fits best; its structure "
+                         "is given as parameters")
+        others = sorted(result.tried, key=lambda t: -t.get("total", -1e9))
+        notes.append(f"render-and-compare: {category} {result.candidate.counts} fits with silhouette IoU "
+                     f"{result.iou:.3f} ({len(others)} candidates, {result.evaluations} renders, "
+                     f"{result.seconds:.1f} s; next: " + ", ".join(
+                         f"{t['category']} {t.get('counts')} IoU {t.get('iou', 0):.3f}" for t in others[1:3]) + ")")
+        finishes, finish_notes = read_part_finishes(pre, result, seed=seed, config=cfg, renderer=renderer)
+        result.finishes = finishes
+        params.update(finishes)
+        notes += finish_notes
+        size = dict(result.size) if fit_proportions else {}
+    else:
+        category, confidence = pred.categories[0]
+        params, count_notes = count_params(category, pred.counts)
+        notes += count_notes
+        size = _size_targets(category, params, pred.proportions, seed) if fit_proportions else {}
+    if pre.method != "none" and "body_finish" not in params and not (result is not None and result.finishes):
         finish = body_finish_from_image(category, pre)
         if finish is not None:
             params["body_finish"] = finish[0]
             notes.append(f"body finish read off the image: {finish[0]} (median object colour {finish[1]})")
-    size = _size_targets(category, params, pred.proportions, seed) if fit_proportions else {}
     return Program(category, params, confidence, source="image", how="image", size=size,
-                   masked=pre.method != "none",
-                   placed=[f"{k}={v}" for k, v in params.items()], notes=notes)
+                   masked=pre.method != "none", placed=[f"{k}={v}" for k, v in params.items()], notes=notes,
+                   fit=result.to_dict() if result is not None else None)
 
 
 # --------------------------------------------------------------------------------------------- augmentation

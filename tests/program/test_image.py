@@ -49,7 +49,7 @@ def test_tiny_program_net_round_trips(tmp_path: Path) -> None:
     net = _tiny()
     x = torch.rand(2, 3, 128, 128)
     out = net(x)
-    assert out["category"].shape == (2, len(synth.CATEGORIES))
+    assert out["category"].shape == (2, len(synth.BASE_CATEGORIES))
     assert [out[k].shape[1] for k in COUNT_HEADS] == [k + 1 for k in net.config.max_counts]
     assert out["proportions"].shape == (2, 2)
     net.save_pretrained(tmp_path / "m")
