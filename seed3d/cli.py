@@ -48,16 +48,18 @@ def _formats(text: str) -> tuple[str, ...]:
 
 
 def _write_sim_ready(asset: Any, out: Path, formats: Sequence[str], overwrite: bool, physics: Any = None,
-                     preview: bool = False) -> dict[str, Path]:
+                     preview: bool = False, validate: bool = False,
+                     extra: dict[str, Any] | None = None) -> dict[str, Path]:
     """Make ``asset`` sim-ready (hulls, inertials; ``physics`` settings, default the library's), save it as an
     asset folder at ``out`` and export beside it (``seed3d.pipeline.finish_asset``, the same path ``seed3d
-    generate`` takes, without validation; with the turntable preview when ``preview``)."""
+    generate`` takes; validated, repaired where a part drifts, with report.json, when ``validate``; with the
+    turntable preview when ``preview``)."""
     from seed3d.pipeline import finish_asset
 
     update, close = _progress_bar(asset.name)
     try:
-        summary = finish_asset(asset, out, formats=tuple(formats), physics=physics, validate=False, preview=preview,
-                               overwrite=overwrite, keep_existing=overwrite,
+        summary = finish_asset(asset, out, formats=tuple(formats), physics=physics, validate=validate,
+                               preview=preview, overwrite=overwrite, keep_existing=overwrite, extra=extra,
                                progress=lambda stage, f, m: update((0.5 * f) if stage == "physics" else
                                                                    (0.5 + 0.5 * f), m))
     finally:
@@ -370,7 +372,7 @@ def cmd_articulate(args: argparse.Namespace) -> int:
     from seed3d.articulation import articulate
     from seed3d.parts import decompose
     from seed3d.parts.segment import Segmenter
-    from seed3d.physics.validate import validate_path
+    from seed3d.physics.validate import ValidationReport
     from seed3d.pipeline import weights_component
 
     src = Path(args.input)
@@ -392,13 +394,8 @@ def cmd_articulate(args: argparse.Namespace) -> int:
         close()
     extra = {"orientation": orientation.to_dict()} if orientation is not None else {}
     asset.metadata.update(extra)
-    written = _write_sim_ready(asset, out, args.formats, overwrite=args.overwrite)
-    report = validate_path(out)
-    from seed3d.asset import atomic_file
-
-    with atomic_file(out / "report.json") as tmp:
-        tmp.write_text(json.dumps({**report.to_dict(), **extra}, indent=2) + "\n")
-    written["report"] = out / "report.json"
+    written = _write_sim_ready(asset, out, args.formats, overwrite=args.overwrite, validate=True, extra=extra)
+    report = ValidationReport.from_dict(json.loads((out / "report.json").read_text()))
     _print_written(written)
     if orientation is not None:
         print(orientation.summary())
