@@ -44,8 +44,8 @@ GRID = ROOT / "results" / "scene_plans.png"
 
 #: Held-out nouns with a sensible stand-in (noun → category) and nouns without one, for the MiniLM threshold.
 POSITIVE_NOUNS = {
-    "office desk": "table", "study table": "table", "computer desk": "table", "sectional sofa": "chair",
-    "loveseat": "chair", "recliner": "chair", "storage crate": "box", "pantry cupboard": "cabinet",
+    "office desk": "desk", "study table": "table", "computer desk": "desk", "sectional sofa": "sofa",
+    "loveseat": "sofa", "recliner": "armchair", "storage crate": "box", "pantry cupboard": "cabinet",
     "kitchen cupboard": "cabinet", "end table": "table", "console table": "table", "hutch": "cabinet",
     "cooktop": "oven", "range cooker": "oven", "chest freezer": "refrigerator", "wine fridge": "refrigerator",
     "laundry machine": "washing_machine", "clothes dryer": "washing_machine", "wall shelf": "bookshelf",
@@ -60,10 +60,10 @@ POSITIVE_NOUNS = {
     "espresso cup": "mug", "pitcher": "jar",
 }
 NEGATIVE_NOUNS = (
-    "elephant", "car", "dog", "banana", "airplane", "piano", "rug", "television", "mirror", "clock", "toilet",
-    "bathtub", "bed", "plant", "painting", "window", "curtain", "person", "bicycle", "guitar", "cat", "tree",
-    "pillow", "blanket", "poster", "carpet", "ceiling fan", "radiator", "shower", "computer monitor", "printer",
-    "fireplace", "stairs", "treadmill", "aquarium", "sculpture", "bicycle rack", "tv", "speaker", "lampshade",
+    "elephant", "car", "dog", "banana", "airplane", "piano", "rug", "skateboard", "mirror", "motorcycle", "horse",
+    "umbrella", "helmet", "plant", "painting", "violin", "curtain", "person", "bicycle", "guitar", "cat", "tree",
+    "pillow", "blanket", "poster", "carpet", "ceiling fan", "radiator", "shower", "lawn mower", "kite",
+    "fireplace", "stairs", "treadmill", "aquarium", "sculpture", "bicycle rack", "surfboard", "speaker", "lampshade",
 )
 
 

@@ -116,6 +116,8 @@ ALIASES: dict[str, tuple[str, tuple[float, float, float] | None]] = {
     "highboy": ("dresser", None),
     "tumble dryer": ("washing_machine", None),
     "flower pot": ("vase", None),
+    "tv": ("display", None),
+    "television": ("display", None),
 }
 
 #: Objects whose head word names a category but which are another thing than that category builds (a ceiling fan
