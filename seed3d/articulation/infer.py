@@ -36,6 +36,7 @@ from seed3d.articulation.candidates import (
     Contact,
     Shape,
     curvature_pivot,
+    cylinder_pivot,
     patch_long_axis,
     sphere_fit,
 )
@@ -57,6 +58,12 @@ PANEL_ON_PANEL = 0.001
 FITTINGS: frozenset[str] = frozenset({"handle", "knob", "button", "panel", "bulb", "keyboard", "lever", "cushion"})
 #: Share of a part's facing surface that must be clear for ``RuleReasoner._runner`` to count a way as open.
 RUNNER_SHARE = 0.999
+#: Labels whose part turns about the pin it runs on when it has one (``RuleReasoner._on_pin``), before its label's
+#: own rule: a laptop screen on its hinge barrel, a lever on its pin, a knob on its spindle.
+PIN_LABELS: frozenset[str] = frozenset({"door", "lid", "screen", "knob", "lever"})
+#: The largest radius of a pin or barrel, over the size of the part turning on it (a laptop's hinge barrel: 0.015, a
+#: lever's pin 0.02; synth lids, dials and drums fit round a rim a third of their size: 0.3 and more).
+PIN_RADIUS = 0.1
 #: Labels that are always fixed to their parent.
 FIXED_LABELS: frozenset[str] = frozenset({"body", "leg", "top", "frame", "base", "back", "cushion", "keyboard", "bulb",
                                           "panel", "shelf"})
@@ -651,6 +658,10 @@ class RuleReasoner:
         label, kind = ctx.label, ctx.contact_kind
         if label in FIXED_LABELS:
             return _fixed(ctx, f"a {label} is structural")
+        if label in PIN_LABELS:
+            pinned = self._on_pin(ctx)
+            if pinned is not None:
+                return pinned
         if label == "door":
             if not _is_panel(ctx):
                 e = np.sort(ctx.shape.box.extents)
@@ -907,6 +918,48 @@ class RuleReasoner:
         return Decision("revolute", signed, pivot, ctx.match(axis, pivot), prior, "lever",
                         f"{why} (a handle with a running clearance turns about its contact normal)")
 
+    def _on_pin(self, ctx: PartContext) -> Decision | None:
+        """A part with a cylindrical running fit to its parent (a barrel round a pin, a hub on a spindle) turns
+        about that pin: round about it, it spins (a knob on its spindle); otherwise it pivots (a screen on its hinge
+        barrel, a lever on its pin, whose grip may be round about its own length), opening away from its parent.
+        None without such a fit (its label's rule decides)."""
+        c = ctx.contact
+        if c is None or ctx.contact_kind != CLEARANCE or c.cylinder_axis is None:
+            return None
+        axis = unit(snap(c.cylinder_axis))
+        band = np.abs(c.normals @ axis) < 0.3  # the patch's round side (not the ends of the pin)
+        side = c.points[band] if band.sum() >= 8 else c.points
+        pivot = cylinder_pivot(side, axis, c.centroid)
+        # a pin or a barrel: the patch lies on a thin cylinder round the axis (a flat face whose edges turn the
+        # normals fits a cylinder metres wide; a lid's or a dial's rim is a third of the part across)
+        v = side - pivot
+        radius = np.linalg.norm(v - np.outer(v @ axis, axis), axis=1)
+        r = float(np.median(radius))
+        if not 0 < r <= PIN_RADIUS * ctx.shape.size or float(radius.std()) > 0.05 * r:
+            return None
+        if ctx.shape.symmetric and abs(float(ctx.shape.symmetry_axis @ axis)) > 0.95:  # type: ignore[operator]
+            return self._spin(ctx, "spin", f"a {ctx.label} round about the pin it runs on turns on it")
+        if ctx.label in ("knob", "lever", "handle", "other"):  # round about another axis: a lever's grip
+            r = ctx.shape.centroid - pivot
+            r = unit(r - float(r @ axis) * axis)
+            up = float(pivot @ _Z) > float(ctx.parent_shape.box.centre @ _Z)
+            signed = unit(np.cross(r, _Z if up else -_Z))
+            if not np.any(signed):
+                signed = canonical_sign(axis)
+            return Decision("revolute", signed, pivot, ctx.match(axis, pivot), "lever", "lever",
+                            f"a {ctx.label} on a pin (a cylindrical running fit to {ctx.parent}) pivots about it")
+        r = ctx.shape.centroid - pivot
+        r = r - float(r @ axis) * axis
+        away = ctx.shape.centroid - ctx.parent_shape.centroid
+        away = away - float(away @ axis) * axis
+        if not np.any(away) or np.linalg.norm(away) < 1e-6:
+            away = _Z
+        signed = axis if float(np.cross(axis, r) @ away) >= 0 else -axis
+        prior, preset = {"door": ("door", "hinge"), "screen": ("screen", "hinge")}.get(ctx.label, ("lid", "lid"))
+        return Decision("revolute", signed, pivot, ctx.match(axis, pivot), prior, preset,
+                        f"a {ctx.label} on a hinge barrel (a cylindrical running fit to {ctx.parent}) turns about it, "
+                        "opening away from it")
+
     def _lever(self, ctx: PartContext) -> Decision:
         c = ctx.contact
         assert c is not None
@@ -939,6 +992,8 @@ class RuleReasoner:
         c = ctx.contact
         assert c is not None
         cand = ctx.candidate("contact_cylinder") if c.cylindrical else None
+        if cand is not None and ctx.shape.symmetric and abs(float(ctx.shape.symmetry_axis @ cand.direction)) > 0.95:
+            return self._spin(ctx, "spin", "a round part on the spindle it fits round turns on it (a tap's knob)")
         if cand is not None:
             axis, pivot, why = cand.direction, cand.pivot, "the post its collar fits round"
         else:
