@@ -13,19 +13,21 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
-from fastapi.openapi.utils import get_openapi
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers, MutableHeaders
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.errors import ApiError, install_handlers, problem_response
 from api.executors import make_executor
-from api.schemas import GenerationRequest, SceneRequest
+from api.openapi import build_openapi
 from api.service import Service
 from api.settings import Settings
 from api.store import JobStore
@@ -111,20 +113,36 @@ class ServiceMiddleware:
                                          time.perf_counter() - start)
 
 
-def _openapi(app: FastAPI) -> dict[str, Any]:
-    if app.openapi_schema:
-        return app.openapi_schema
-    schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
-    comps = schema.setdefault("components", {}).setdefault("schemas", {})
-    for model in (GenerationRequest, SceneRequest):
-        doc = model.model_json_schema(ref_template="#/components/schemas/{model}")
-        for name, sub in doc.pop("$defs", {}).items():
-            comps.setdefault(name, sub)
-        comps[model.__name__] = doc
-    schema["components"]["securitySchemes"] = {"bearer": {"type": "http", "scheme": "bearer"}}
-    schema["security"] = [{"bearer": []}, {}]
-    app.openapi_schema = schema
-    return schema
+def _import_request_modules() -> None:
+    """Import what requests use lazily (image decoding, the pipeline's job checks) before the first request, so
+    that request does not wait seconds for torch and friends to load."""
+    import seed3d.condition.image
+    import seed3d.pipeline  # noqa: F401
+
+
+class _StaticMount(Mount):
+    """The web page at ``/`` for every path no API route has. A path an API route has, asked with a method none of
+    its routes takes, is a 405 whose ``Allow`` lists every method the path's routes take (Starlette would let the
+    mount answer it, or name only the first route's methods)."""
+
+    def __init__(self, path: str, app: ASGIApp, api_routes: Callable[[], list[BaseRoute]]) -> None:
+        super().__init__(path, app=app, name="static")
+        self._api_routes = api_routes
+
+    def _allowed(self, scope: Scope) -> set[str]:
+        """The methods of the API routes whose path is this request's (none: the path is the page's)."""
+        methods: set[str] = set()
+        for route in self._api_routes():
+            if isinstance(route, Route) and route.methods and route.matches(scope)[0] != Match.NONE:
+                methods |= route.methods
+        return methods
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            allowed = self._allowed(scope)
+            if allowed:
+                raise StarletteHTTPException(405, headers={"Allow": ", ".join(sorted(allowed))})
+        await super().handle(scope, receive, send)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -139,6 +157,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await run_in_threadpool(_import_request_modules)
         executor = make_executor(settings, store) if settings.workers > 0 else None
         service.start(executor)
         try:
@@ -153,8 +172,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     from api.routes import router
 
     app.include_router(router)
-    app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
+    app.openapi = lambda: build_openapi(app, settings)  # type: ignore[method-assign]
     app.add_middleware(ServiceMiddleware, service=service)
     if STATIC_DIR.is_dir():
-        app.mount("/", StaticFiles(directory=STATIC_DIR, html=True), name="static")
+        app.router.routes.append(_StaticMount("/", StaticFiles(directory=STATIC_DIR, html=True),
+                                              lambda: [*router.routes, *app.router.routes]))
     return app

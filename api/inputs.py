@@ -127,12 +127,12 @@ def check_text(text: str | None, settings: Settings, field: str = "text") -> str
         raise ApiError(422, "invalid_text", f"{field} holds control characters ({', '.join(bad[:5])})")
     if "\ufffd" in text:
         raise ApiError(422, "invalid_text", f"{field} holds U+FFFD: it was not valid UTF-8 somewhere on its way")
+    if len(text) > settings.max_text_chars:  # as sent, surrounding space included (the schema's maxLength)
+        raise ApiError(422, "invalid_text", f"{field} is {len(text)} characters; the limit is "
+                                            f"{settings.max_text_chars}")
     text = text.strip()
     if not text:
         raise ApiError(422, "invalid_text", f"{field} is empty")
-    if len(text) > settings.max_text_chars:
-        raise ApiError(422, "invalid_text", f"{field} is {len(text)} characters; the limit is "
-                                            f"{settings.max_text_chars}")
     return text
 
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import json
 import re
 import secrets
@@ -21,6 +19,7 @@ from api.artifacts import CONTENT_TYPES
 from api.errors import ApiError
 from api.inputs import check_image, check_text, decode_data_uri, read_multipart
 from api.keys import LOCAL_OWNER, verify_key
+from api.openapi import CURSOR_PATTERN, IDEMPOTENCY_KEY_PATTERN, LIST_PATTERN
 from api.schemas import FileList, GenerationRequest, Health, Job, JobPage, Problem, SceneRequest, Upload
 from api.service import Service, iso
 from api.store import TERMINAL
@@ -28,8 +27,12 @@ from seed3d import __version__
 from seed3d.asset import atomic_file
 
 router = APIRouter()
-_IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
+_IDEMPOTENCY_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
 _MULTIPART_LISTS = ("stages", "formats")
+#: Multipart fields that hold numbers, and how a number is written there (as in JSON); anything else is refused.
+_MULTIPART_INTS = ("seed", "target_faces", "texture_size", "steps", "resolution")
+_INT = re.compile(r"-?(0|[1-9][0-9]{0,18})")
+_NUMBER = re.compile(r"-?(0|[1-9][0-9]{0,18})(\.[0-9]{1,30})?([eE][-+]?[0-9]{1,3})?")
 _MULTIPART_FIELDS = ("text", "image", "upload_token", "seed", "stages", "target_faces", "texture_size", "formats",
                      "steps", "resolution", "guidance", "generator", "params", "require_valid")
 
@@ -39,6 +42,13 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
                           (413, "Too large"), (415, "Unsupported media type"), (422, "Invalid request"),
                           (429, "Queue full (see Retry-After)"))
 }
+
+
+#: What a submission may also answer: its Idempotency-Key was used before with another body (a conflict with the
+#: job that key made, which no schema can foresee).
+_SUBMIT_ERRORS: dict[int | str, dict[str, Any]] = {
+    **_ERRORS, 409: {"model": Problem, "description": "Idempotency-Key used before with another request body",
+                     "content": {"application/problem+json": {}}}}
 
 
 def _svc(request: Request) -> Service:
@@ -77,7 +87,7 @@ def _validation_error(exc: ValidationError) -> RequestValidationError:
 def _check_idempotency_key(key: str | None) -> str | None:
     if key is None:
         return None
-    if not _IDEMPOTENCY_KEY.match(key):
+    if not _IDEMPOTENCY_KEY.fullmatch(key):
         raise ApiError(422, "invalid_idempotency_key", "Idempotency-Key must be 1 to 255 printable ASCII "
                                                        "characters without spaces")
     return key
@@ -104,11 +114,18 @@ async def _read_generation(request: Request) -> tuple[GenerationRequest, bytes |
         form = await read_multipart(request, ("image",), len(_MULTIPART_FIELDS) + 1, svc.settings.max_image_bytes)
         doc: dict[str, Any] = {}
         for key, value in form.fields.items():
-            if value == "":
-                continue
-            doc[key] = [v.strip() for v in value.split(",") if v.strip()] if key in _MULTIPART_LISTS else value
+            if key in _MULTIPART_LISTS and re.fullmatch(LIST_PATTERN, value) is None:
+                raise ApiError(422, "validation_failed", f"{key}: names separated by commas, e.g. texture,parts")
+            doc[key] = [v.strip() for v in value.split(",")] if key in _MULTIPART_LISTS else value
         if isinstance(doc.get("params"), str):
             doc["params"] = _multipart_params(doc["params"])
+        for key in _MULTIPART_INTS:
+            if key in doc and _INT.fullmatch(doc[key]):
+                doc[key] = int(doc[key])
+        if "guidance" in doc and _NUMBER.fullmatch(doc["guidance"]):
+            doc["guidance"] = float(doc["guidance"])
+        if doc.get("require_valid") in ("true", "false"):
+            doc["require_valid"] = doc["require_valid"] == "true"
         try:
             return GenerationRequest.model_validate(doc), form.files.get("image")
         except ValidationError as exc:
@@ -229,7 +246,7 @@ _GEN_BODY = {"requestBody": {"required": True, "content": {
         "require_valid": {"type": "boolean"}}}}}}}
 
 
-@router.post("/v1/generations", status_code=202, response_model=Job, tags=["generations"], responses=_ERRORS,
+@router.post("/v1/generations", status_code=202, response_model=Job, tags=["generations"], responses=_SUBMIT_ERRORS,
              openapi_extra=_GEN_BODY)
 async def create_generation(request: Request,
                             idempotency_key: str | None = Header(None, alias="Idempotency-Key")) -> JSONResponse:
@@ -268,7 +285,7 @@ async def create_generation(request: Request,
     return _job_response(svc, row, 202, replayed=not created)
 
 
-@router.post("/v1/scenes", status_code=202, response_model=Job, tags=["scenes"], responses=_ERRORS,
+@router.post("/v1/scenes", status_code=202, response_model=Job, tags=["scenes"], responses=_SUBMIT_ERRORS,
              openapi_extra={"requestBody": {"required": True, "content": {
                  "application/json": {"schema": {"$ref": "#/components/schemas/SceneRequest"}}}}})
 async def create_scene(request: Request,
@@ -292,25 +309,16 @@ async def create_scene(request: Request,
 
 
 def _cursor(seq: int) -> str:
-    return base64.urlsafe_b64encode(f"s{seq}".encode()).decode().rstrip("=")
+    return str(seq)
 
 
 def _parse_cursor(cursor: str, max_seq: int) -> int:
     """The position a cursor names; 400 problem+json for anything but a cursor this server could have given out
-    (``_cursor`` of a sequence number between 1 and ``max_seq``)."""
-    refused = ApiError(400, "invalid_cursor", "cursor: not a cursor this server gave out; pass back a page's "
+    (``_cursor`` of a sequence number between 1 and ``max_seq``: ``CURSOR_PATTERN``)."""
+    if re.fullmatch(CURSOR_PATTERN, cursor) is None or int(cursor) > max_seq:
+        raise ApiError(400, "invalid_cursor", "cursor: not a cursor this server gave out; pass back a page's "
                                               "next_cursor unchanged, or leave cursor out for the first page")
-    try:
-        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("ascii")
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise refused from None
-    digits = text[1:]
-    if not text.startswith("s") or not digits.isascii() or not digits.isdigit() or len(digits) > 19:
-        raise refused
-    seq = int(digits)
-    if not 1 <= seq <= max_seq or _cursor(seq) != cursor.rstrip("="):
-        raise refused
-    return seq
+    return int(cursor)
 
 
 @router.get("/v1/generations", response_model=JobPage, tags=["generations"],
@@ -320,7 +328,7 @@ async def list_generations(request: Request, limit: int = Query(20, ge=1, le=100
     """Your jobs, newest first; pass ``next_cursor`` back as ``cursor`` for the next page."""
     owner = await _auth(request)
     svc = _svc(request)
-    before = _parse_cursor(cursor, svc.store.max_seq) if cursor else None
+    before = _parse_cursor(cursor, svc.store.max_seq) if cursor is not None else None
 
     def page() -> dict[str, Any]:
         rows = svc.store.list(owner, limit + 1, before)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator, model_validator
 
 #: Stages a client may ask for (geometry always runs first).
 OPTIONAL_STAGES: tuple[str, ...] = ("texture", "parts", "articulation")
@@ -30,6 +30,18 @@ ParamScalar = StrictBool | int | float | Annotated[str, Field(max_length=MAX_PAR
 #: A parameter's value: a number, a flag, a choice or finish as text (``wood:oak``), or one value per item
 #: (``["left", "right"]``; ``null`` keeps that item's own value). Text is converted by the category.
 ParamValue = ParamScalar | Annotated[list[ParamScalar | None], Field(min_length=1, max_length=MAX_PARAMS)]
+
+
+def _json_numbers(doc: Any, fields: tuple[str, ...]) -> Any:
+    """Refuse true, false and strings where a number goes (pydantic's lax mode would read true as 1 and "5" as 5,
+    which the schema calls invalid); the schema's bounds are checked after."""
+    if isinstance(doc, dict):
+        for name in fields:
+            value = doc.get(name)
+            values = value if name == "room_size" and isinstance(value, list) else [value]
+            if any(isinstance(v, bool | str) for v in values):
+                raise ValueError(f"{name}: must be a number, not {type(value).__name__}")
+    return doc
 
 
 def _unique(values: list[str] | None) -> list[str] | None:
@@ -61,9 +73,14 @@ class GenerationRequest(BaseModel):
     params: dict[str, ParamValue] | None = Field(None, max_length=MAX_PARAMS, description=(
         "Program parameters that replace the inferred ones, e.g. {\"doors\": 3} (generator auto or program; "
         "the result's generator.program.params lists every parameter of the built program)."))
-    require_valid: bool = Field(False, description=(
+    require_valid: StrictBool = Field(False, description=(
         "Fail the job (status failed, error code asset_invalid naming the failed checks) when its asset fails "
         "validation, instead of succeeding with result.valid false. The asset's files are kept either way."))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _numbers(cls, doc: Any) -> Any:
+        return _json_numbers(doc, ("seed", "target_faces", "texture_size", "steps", "resolution", "guidance"))
 
     @field_validator("stages", "formats")
     @classmethod
@@ -73,7 +90,7 @@ class GenerationRequest(BaseModel):
     @field_validator("params")
     @classmethod
     def _param_names(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
-        bad = [k for k in v or {} if not PARAM_NAME.match(k)]
+        bad = [k for k in v or {} if not PARAM_NAME.fullmatch(k)]
         if bad:
             raise ValueError(f"parameter names are lower_case words, got {', '.join(map(repr, bad[:5]))}")
         return v
@@ -88,6 +105,11 @@ class SceneRequest(BaseModel):
     seed: int = Field(0, ge=0, le=2**31 - 1, description="Seed of the layout and the objects.")
     room_size: list[float] | None = Field(None, min_length=2, max_length=3,
                                           description="Room width, depth[, height] in meters.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _numbers(cls, doc: Any) -> Any:
+        return _json_numbers(doc, ("seed", "room_size"))
 
     @field_validator("room_size")
     @classmethod

@@ -106,7 +106,7 @@ class Service:
             earlier = self.store.find_idempotent(owner, idempotency_key)
             if earlier is not None:
                 if earlier["request_hash"] != request_hash:
-                    raise ApiError(422, "idempotency_key_reused", "this Idempotency-Key was used before with "
+                    raise ApiError(409, "idempotency_key_reused", "this Idempotency-Key was used before with "
                                                                   "another request body; use a new key")
                 return earlier, False
         job_id = new_id()
@@ -129,7 +129,7 @@ class Service:
                            headers={"Retry-After": str(self.retry_after(exc.active))}) from None
         except IdempotencyConflict:
             shutil.rmtree(job_dir, ignore_errors=True)
-            raise ApiError(422, "idempotency_key_reused", "this Idempotency-Key was used before with another "
+            raise ApiError(409, "idempotency_key_reused", "this Idempotency-Key was used before with another "
                                                           "request body; use a new key") from None
         except BaseException:
             shutil.rmtree(job_dir, ignore_errors=True)

@@ -40,12 +40,21 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from seed3d.errors import Seed3DError
+
 log = logging.getLogger(__name__)
 
 #: Job statuses; the last three are terminal.
 STATUSES: tuple[str, ...] = ("queued", "running", "succeeded", "failed", "canceled")
 TERMINAL: frozenset[str] = frozenset({"succeeded", "failed", "canceled"})
 ACTIVE: tuple[str, ...] = ("queued", "running")
+
+
+#: 64-bit keys and counters: BIGINT (BIGSERIAL for keys) on PostgreSQL; on SQLite an ``INTEGER PRIMARY KEY`` (the
+#: rowid, 64-bit already, which a BIGINT key would not be).
+BIGINT_KEY = BigInteger().with_variant(Integer(), "sqlite")
+#: Columns that were 32-bit INTEGER in stores created before 0.1 and are widened when such a store is opened.
+_WIDENED: tuple[tuple[str, str], ...] = (("jobs", "seq"), ("jobs", "version"), ("attempts", "id"), ("uploads", "size"))
 
 
 class Base(DeclarativeBase):
@@ -56,7 +65,7 @@ class JobRow(Base):
     """One job (generation or scene)."""
 
     __tablename__ = "jobs"
-    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    seq: Mapped[int] = mapped_column(BIGINT_KEY, primary_key=True, autoincrement=True)
     id: Mapped[str] = mapped_column(String(40), unique=True, nullable=False)
     owner: Mapped[str] = mapped_column(String(64), nullable=False)
     kind: Mapped[str] = mapped_column(String(16), nullable=False)
@@ -83,7 +92,7 @@ class JobRow(Base):
     files_dir: Mapped[str | None] = mapped_column(String(255))
     summary: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
     expired: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
-    version: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    version: Mapped[int] = mapped_column(BigInteger, nullable=False, default=0)
 
     __table_args__ = (
         UniqueConstraint("owner", "idempotency_key", name="uq_jobs_owner_idempotency"),
@@ -96,7 +105,7 @@ class AttemptRow(Base):
     """One attempt at a job by one worker, and how it ended (running, succeeded, failed, canceled, lost)."""
 
     __tablename__ = "attempts"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    id: Mapped[int] = mapped_column(BIGINT_KEY, primary_key=True, autoincrement=True)
     job_id: Mapped[str] = mapped_column(String(40), ForeignKey("jobs.id"), nullable=False, index=True)
     attempt: Mapped[int] = mapped_column(Integer, nullable=False)
     worker: Mapped[str] = mapped_column(String(128), nullable=False)
@@ -115,7 +124,7 @@ class UploadRow(Base):
     token: Mapped[str] = mapped_column(String(64), primary_key=True)
     owner: Mapped[str] = mapped_column(String(64), nullable=False, index=True)
     path: Mapped[str] = mapped_column(String(255), nullable=False)
-    size: Mapped[int] = mapped_column(Integer, nullable=False)
+    size: Mapped[int] = mapped_column(BigInteger, nullable=False)
     sha256: Mapped[str] = mapped_column(String(64), nullable=False)
     created_at: Mapped[float] = mapped_column(Float, nullable=False)
     expires_at: Mapped[float] = mapped_column(Float, nullable=False, index=True)
@@ -183,15 +192,34 @@ def _sqlite_engine(url: str) -> Engine:
     return engine
 
 
+def _server_engine(url: str) -> Engine:
+    """The engine of a database server (PostgreSQL): a pool as large as the API's thread pool can use at once."""
+    if url.startswith(("postgresql://", "postgres://")):  # the driver Seed3D installs, not SQLAlchemy's default
+        url = "postgresql+psycopg://" + url.split("://", 1)[1]
+    try:
+        return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=40)
+    except ModuleNotFoundError as exc:  # the URL names a driver that is not installed
+        hint = ("write the URL as postgresql+psycopg://... (Seed3D installs psycopg 3)" if exc.name == "psycopg2"
+                else "pip install 'psycopg[binary]' (part of Seed3D's default install)")
+        raise StoreError(f"job store {url.split('://')[0]}://...: the Python module {exc.name!r} is not "
+                         f"installed; {hint}") from None
+
+
+class StoreError(Seed3DError):
+    """The job store cannot be opened as configured."""
+
+
 class JobStore:
     """All reads and writes of the service's tables."""
 
     def __init__(self, url: str, create: bool = True) -> None:
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
-        self.engine = _sqlite_engine(url) if self.is_sqlite else create_engine(url, pool_pre_ping=True)
+        self.engine = _sqlite_engine(url) if self.is_sqlite else _server_engine(url)
         if create:
             Base.metadata.create_all(self.engine)
+            if self.engine.dialect.name == "postgresql":
+                self._widen_postgresql()
 
     def close(self) -> None:
         """Release the connection pool."""
@@ -199,10 +227,25 @@ class JobStore:
 
     @property
     def max_seq(self) -> int:
-        """The largest job sequence number the ``jobs.seq`` column can hold on this database."""
-        if self.is_sqlite or isinstance(JobRow.__table__.c.seq.type, BigInteger):
-            return 2**63 - 1
-        return 2**31 - 1
+        """The largest job sequence number the ``jobs.seq`` column holds (64-bit on every backend)."""
+        return 2**63 - 1
+
+    def _widen_postgresql(self) -> None:
+        """Widen the 32-bit columns (and the sequences behind the keys) of a PostgreSQL store created by an
+        earlier version to BIGINT; a no-op on a store created by this one."""
+        with self._write() as conn:
+            for table, column in _WIDENED:
+                kind = conn.exec_driver_sql(
+                    "SELECT data_type FROM information_schema.columns WHERE table_schema = current_schema() "
+                    "AND table_name = %(t)s AND column_name = %(c)s", {"t": table, "c": column}).scalar()
+                if kind != "integer":
+                    continue
+                log.warning("job store: widening %s.%s from integer to bigint", table, column)
+                conn.exec_driver_sql(f'ALTER TABLE "{table}" ALTER COLUMN "{column}" TYPE BIGINT')
+                sequence = conn.exec_driver_sql("SELECT pg_get_serial_sequence(%(t)s, %(c)s)",
+                                                {"t": table, "c": column}).scalar()
+                if sequence:
+                    conn.exec_driver_sql(f"ALTER SEQUENCE {sequence} AS BIGINT")
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[Connection]:
@@ -550,4 +593,4 @@ class JobStore:
 
 
 __all__ = ["ACTIVE", "STATUSES", "TERMINAL", "ApiKeyRow", "AttemptRow", "Claim", "IdempotencyConflict", "JobRow",
-           "JobStore", "QueueFullError", "UploadRow", "new_id"]
+           "JobStore", "QueueFullError", "StoreError", "UploadRow", "new_id"]

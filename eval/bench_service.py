@@ -1,4 +1,5 @@
-"""Reliability of the REST service against a live server (``python -m api`` under uvicorn, one local worker).
+"""Reliability of the REST service against a live server (``python -m api`` under uvicorn, one local worker), on
+SQLite and on PostgreSQL (a throwaway cluster, started as the tests start one: ``tests/api/postgres.py``).
 
 Run: ``python eval/bench_service.py`` → writes eval/results/service.json (takes a few minutes on 2 cores).
 
@@ -11,8 +12,10 @@ Run: ``python eval/bench_service.py`` → writes eval/results/service.json (take
    when it is idle; figures are milliseconds and the poll/healthz ratio of medians.
 3. **kill -9 of a worker mid-job**: the worker process is killed during the geometry stage; recorded: final
    status, attempts, each attempt's outcome, seconds from the kill to success.
-4. **Schemathesis**: every operation of the OpenAPI schema fuzzed in-process (bounded examples); cases, status
-   classes, 5xx count.
+4. **Schemathesis**: every operation of the OpenAPI schema fuzzed in-process with every check, on data the
+   schema calls valid and on data it calls invalid (bounded examples); cases, status classes, 5xx, failures.
+
+Sections 1 to 3 run once per job store (``--backends``, default SQLite and PostgreSQL), in one run.
 """
 
 from __future__ import annotations
@@ -37,8 +40,8 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).parent / "results"
-FAST = {"text": "a wooden chair", "stages": [], "steps": 2, "resolution": 64, "target_faces": 2000,
-        "formats": ["glb"]}
+FAST = {"text": "a wooden chair", "generator": "learned", "stages": [], "steps": 2, "resolution": 64,
+        "target_faces": 2000, "formats": ["glb"]}
 TERMINAL = ("succeeded", "failed", "canceled")
 
 
@@ -51,14 +54,17 @@ def _free_port() -> int:
 class Server:
     """``python -m api`` in a subprocess."""
 
-    def __init__(self, data_dir: Path, queue_limit: int) -> None:
+    def __init__(self, data_dir: Path, queue_limit: int, database_url: str | None = None) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.data_dir = data_dir
+        self.database_url = database_url or f"sqlite:///{data_dir / 'seed3d.db'}"
         self.log = data_dir.parent / "server.log"
         env = dict(os.environ, OMP_NUM_THREADS="1", SEED3D_HOME=str(data_dir.parent / "home"), PYTHONUNBUFFERED="1")
         cmd = [sys.executable, "-m", "api", "--port", str(self.port), "--data-dir", str(data_dir), "--workers", "1",
                "--queue-limit", str(queue_limit), "--log-level", "warning"]
+        if database_url:
+            cmd += ["--database-url", database_url]
         with open(self.log, "wb") as out:
             self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 180
@@ -155,7 +161,7 @@ def concurrent(server: Server, n: int, polls: int) -> dict[str, Any]:
                            "refusals_with_retry_after_and_code": retry_after_ok, "burst_seconds": round(seconds, 2)}
     with httpx.Client(base_url=server.url, timeout=120) as client:
         listed = {j["id"] for j in client.get("/v1/generations", params={"limit": 100}).json()["items"]}
-        store = JobStore(f"sqlite:///{server.data_dir / 'seed3d.db'}", create=False)
+        store = JobStore(server.database_url, create=False)
         stored = {i for i in ids if store.get(i) is not None}
         order = sorted(accepted, key=lambda j: j["created_at"])
         client.get(f"/v1/generations/{order[0]['id']}")
@@ -189,7 +195,7 @@ def kill_worker(server: Server) -> dict[str, Any]:
         os.kill(pids[0], signal.SIGKILL)
         done = _wait(client, job["id"])
         recovered = time.perf_counter() - t_kill
-    store = JobStore(f"sqlite:///{server.data_dir / 'seed3d.db'}", create=False)
+    store = JobStore(server.database_url, create=False)
     attempts = store.attempts(job["id"])
     store.close()
     published = sorted(p.name for p in (server.data_dir / "jobs" / job["id"]).iterdir())
@@ -200,35 +206,61 @@ def kill_worker(server: Server) -> dict[str, Any]:
 
 
 def fuzz(max_examples: int) -> dict[str, Any]:
+    """Every operation, on valid and on invalid data, every schemathesis check (as tests/api/test_schemathesis.py:
+    a refusal of an image whose pixels JSON Schema cannot describe is not counted as a failure)."""
     import schemathesis
     from hypothesis import HealthCheck, given, settings
+    from hypothesis.errors import Unsatisfiable
+    from schemathesis.checks import CHECKS, load_all_checks
+    from schemathesis.core.failures import Failure, FailureGroup
+    from schemathesis.generation.modes import GenerationMode
 
     from api import Settings, create_app
 
+    image_codes = {"invalid_image", "invalid_image_dimensions", "unsupported_image", "image_too_many_pixels",
+                   "image_side_too_long"}
+    load_all_checks()
+    checks = list(CHECKS.get_all())
     statuses: Counter[int] = Counter()
     per_op: dict[str, int] = {}
+    failures: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         app = create_app(Settings(data_dir=Path(tmp) / "data", workers=0, queue_limit=10**6))
         schema = schemathesis.openapi.from_asgi("/openapi.json", app)
         for result in schema.get_all_operations():
             op = result.ok()
-            count = [0]
+            name = f"{op.method.upper()} {op.path}"
+            per_op[name] = 0
+            for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
+                def run(op: Any = op, name: str = name, mode: GenerationMode = mode) -> None:
+                    @given(case=op.as_strategy(generation_mode=mode))
+                    @settings(max_examples=max_examples, deadline=None, suppress_health_check=list(HealthCheck),
+                              database=None)
+                    def check(case: Any) -> None:
+                        response = case.call()
+                        statuses[response.status_code] += 1
+                        per_op[name] += 1
+                        try:
+                            case.validate_response(response, checks=checks)
+                        except (Failure, FailureGroup) as exc:
+                            found = list(exc.exceptions) if isinstance(exc, FailureGroup) else [exc]
+                            code = response.json().get("code") if response.status_code >= 400 else None
+                            failures.extend(f"{mode.value} {name}: {f.title}" for f in found
+                                            if not (f.title == "Schema-valid request rejected" and code in image_codes))
 
-            def run(op: Any = op, count: list[int] = count) -> None:
-                @given(case=op.as_strategy())
-                @settings(max_examples=max_examples, deadline=None, suppress_health_check=list(HealthCheck),
-                          database=None)
-                def check(case: Any) -> None:
-                    statuses[case.call().status_code] += 1
-                    count[0] += 1
+                    try:
+                        check()
+                    except Unsatisfiable:
+                        if mode == GenerationMode.POSITIVE:
+                            failures.append(f"{name}: no valid request could be generated")
 
-                check()
-
-            run()
-            per_op[f"{op.method.upper()} {op.path}"] = count[0]
-    return {"max_examples_per_operation": max_examples, "operations": len(per_op), "cases": sum(per_op.values()),
-            "cases_per_operation": per_op, "status_codes": {str(k): v for k, v in sorted(statuses.items())},
-            "server_errors_5xx": sum(v for k, v in statuses.items() if k >= 500)}
+                run()
+    return {"max_examples_per_operation_and_mode": max_examples, "modes": ["positive", "negative"],
+            "checks": sorted(c.__name__ for c in checks), "operations": len(per_op),
+            "cases": sum(per_op.values()), "cases_per_operation": per_op,
+            "status_codes": {str(k): v for k, v in sorted(statuses.items())},
+            "server_errors_5xx": sum(v for k, v in statuses.items() if k >= 500), "failures": len(failures),
+            "failure_kinds": dict(Counter(failures))}
 
 
 def main() -> None:
@@ -236,18 +268,35 @@ def main() -> None:
     parser.add_argument("--submissions", type=int, default=200)
     parser.add_argument("--polls", type=int, default=300)
     parser.add_argument("--examples", type=int, default=50, help="schemathesis examples per operation")
+    parser.add_argument("--backends", default="sqlite,postgresql", help="job stores to run on, comma-separated")
     args = parser.parse_args()
     started = time.time()
     doc: dict[str, Any] = {"benchmark": "REST service reliability (live server, 1 local worker, 2 CPU cores)",
-                           "command": "python eval/bench_service.py", "machine": platform.machine(),
-                           "cpus": os.cpu_count(), "python": platform.python_version()}
-    with tempfile.TemporaryDirectory() as tmp:
-        server = Server(Path(tmp) / "data", queue_limit=10)
+                           "command": f"python eval/bench_service.py --examples {args.examples}",
+                           "machine": platform.machine(), "cpus": os.cpu_count(), "python": platform.python_version()}
+    for backend in args.backends.split(","):
+        cluster = None
+        url = None
+        if backend == "postgresql":  # a throwaway cluster, as the tests start one
+            sys.path.insert(0, str(ROOT))
+            from tests.api.postgres import PostgresCluster
+
+            cluster = PostgresCluster()
+            cluster.start()
+            url = cluster.new_database()
+        part: dict[str, Any] = {}
         try:
-            doc.update(concurrent(server, args.submissions, args.polls))
-            doc["kill9"] = kill_worker(server)
+            with tempfile.TemporaryDirectory() as tmp:
+                server = Server(Path(tmp) / "data", queue_limit=10, database_url=url)
+                try:
+                    part.update(concurrent(server, args.submissions, args.polls))
+                    part["kill9"] = kill_worker(server)
+                finally:
+                    server.stop()
         finally:
-            server.stop()
+            if cluster is not None:
+                cluster.stop()
+        doc[backend] = part
     doc["schemathesis"] = fuzz(args.examples)
     doc["seconds"] = round(time.time() - started, 1)
     RESULTS.mkdir(exist_ok=True)

@@ -9,11 +9,15 @@ extras=""
 
 # System packages: libusb for open3d, Mesa EGL/GL for the CPU rasterizer (moderngl on EGL).
 # Node.js + npm (when missing) to vendor the web page's three.js. With --dev, Chromium too: the web page's
-# browser tests drive /usr/bin/chromium.
+# browser tests drive /usr/bin/chromium; and PostgreSQL's server binaries (when no initdb is found): the store and
+# service tests start a throwaway cluster of their own (tests/api/postgres.py), none is left running.
 need=()
 sys_pkgs=(libusb-1.0-0 libegl1 libegl-mesa0 libgl1-mesa-dri libgles2)
 command -v npm >/dev/null || sys_pkgs+=(nodejs npm)
-[[ -n "$extras" ]] && sys_pkgs+=(chromium)
+if [[ -n "$extras" ]]; then
+  sys_pkgs+=(chromium)
+  command -v initdb >/dev/null || compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || sys_pkgs+=(postgresql)
+fi
 for pkg in "${sys_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
@@ -22,6 +26,12 @@ if (( ${#need[@]} )); then
   SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}"
+  # Debian's postgresql package makes and may start a "main" cluster; the tests do not use it: stop it.
+  if [[ " ${need[*]} " == *" postgresql "* ]] && command -v pg_ctlcluster >/dev/null; then
+    for version in /usr/lib/postgresql/*/; do
+      $SUDO pg_ctlcluster "$(basename "$version")" main stop 2>/dev/null || true
+    done
+  fi
 fi
 
 # Python 3.11 virtual environment in the repository root.

@@ -104,13 +104,16 @@ export class Viewer {
     this.requestRender();
   }
 
+  /** Render at the next animation frame; `data-render` is "pending" until that frame is drawn, then "done". */
   requestRender() {
+    this.container.dataset.render = "pending";
     if (this.pending) return;
     this.pending = true;
     requestAnimationFrame(() => {
       this.pending = false;
       this.renderer.render(this.scene, this.camera);
       this.container.dataset.frames = String(Number(this.container.dataset.frames || 0) + 1);
+      this.container.dataset.render = "done";
     });
   }
 

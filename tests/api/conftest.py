@@ -1,10 +1,15 @@
-"""Fixtures of the service tests: settings in a temporary data folder, API-only clients, small images,
-and helpers that wait for jobs."""
+"""Fixtures of the service tests: the job store's backends (SQLite, and PostgreSQL in a throwaway cluster),
+settings in a temporary data folder, API-only clients, small images, and helpers that wait for jobs.
+
+Tests that take ``backend``, ``database_url``, ``make_settings`` or ``client`` run once per backend. The
+PostgreSQL runs are skipped only when no cluster can be started here, with the reason in the skip and a warning.
+"""
 
 from __future__ import annotations
 
 import io
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +20,10 @@ from fastapi.testclient import TestClient
 from PIL import Image
 
 from api import Settings, create_app
+from tests.api.postgres import ClusterUnavailable, PostgresCluster
+
+#: The job store backends every store and service test runs on.
+BACKENDS: tuple[str, ...] = ("sqlite", "postgresql")
 
 #: Options of a cheap generation job (the shipped weights, reduced work): about 20 s on 2 CPU cores.
 FAST_GENERATION: dict[str, Any] = {"steps": 2, "resolution": 64, "target_faces": 2000, "formats": ["glb"]}
@@ -31,12 +40,54 @@ def png_bytes(width: int = 64, height: int = 64, mode: str = "RGBA") -> bytes:
     return buf.getvalue()
 
 
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[PostgresCluster | str]:
+    """A PostgreSQL cluster for the whole session, started on first use; the reason (a str) when none starts."""
+    cluster = PostgresCluster()
+    try:
+        cluster.start()
+    except ClusterUnavailable as exc:
+        reason = f"PostgreSQL backend NOT TESTED: {exc}"
+        warnings.warn(reason, pytest.PytestWarning, stacklevel=1)
+        yield reason
+        return
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    """The job store backend of this run of the test: "sqlite" or "postgresql"."""
+    return str(request.param)
+
+
 @pytest.fixture
-def make_settings(tmp_path: Path) -> Callable[..., Settings]:
-    """Settings in this test's temporary data folder (API only unless ``workers`` is given)."""
+def database_url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
+    """A fresh, empty job store URL on ``backend``: SQLite's default file in the data folder ``make_settings``
+    uses, or a database of its own in the session's PostgreSQL cluster (dropped after the test)."""
+    if backend == "sqlite":
+        (tmp_path / "data").mkdir(exist_ok=True)
+        yield f"sqlite:///{tmp_path / 'data' / 'seed3d.db'}"
+        return
+    cluster = request.getfixturevalue("postgres_cluster")
+    if isinstance(cluster, str):
+        pytest.skip(cluster)
+    url = cluster.new_database()
+    yield url
+    cluster.drop_database(url)
+
+
+@pytest.fixture
+def make_settings(tmp_path: Path, database_url: str) -> Callable[..., Settings]:
+    """Settings in this test's temporary data folder on this run's job store backend (API only unless
+    ``workers`` is given)."""
     def make(**kw: Any) -> Settings:
         kw.setdefault("data_dir", tmp_path / "data")
         kw.setdefault("workers", 0)
+        if not database_url.startswith("sqlite"):
+            kw.setdefault("database_url", database_url)
         return Settings(**kw)
 
     return make

@@ -1,6 +1,6 @@
-"""A live server (``python -m api`` under uvicorn, in a subprocess): startup, and 200 concurrent submissions
-against a small queue limit — each is accepted (202) or refused with 429 + Retry-After, none is lost, and every
-accepted job runs to success (two workers, reduced generation options)."""
+"""A live server (``python -m api`` under uvicorn, in a subprocess): startup, and (on SQLite and on PostgreSQL)
+200 concurrent submissions against a small queue limit — each is accepted (202) or refused with 429 +
+Retry-After, none is lost, and every accepted job runs to success (two workers, reduced generation options)."""
 
 from __future__ import annotations
 
@@ -29,12 +29,15 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+def server(tmp_path: Path, database_url: str) -> Iterator[tuple[str, Path]]:
+    """A live server with two workers and a queue limit of 10 on this run's job store backend."""
     port = _free_port()
     log = tmp_path / "server.log"
     env = dict(os.environ, OMP_NUM_THREADS="1", SEED3D_HOME=str(tmp_path / "home"), PYTHONUNBUFFERED="1")
     cmd = [sys.executable, "-m", "api", "--port", str(port), "--data-dir", str(tmp_path / "data"), "--workers", "2",
            "--queue-limit", "10", "--log-level", "warning"]
+    if not database_url.startswith("sqlite"):
+        cmd += ["--database-url", database_url]
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"

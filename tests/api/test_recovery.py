@@ -1,11 +1,12 @@
-"""kill -9 of a worker mid-job: the executor restarts the worker, the lease ends, the job is retried and
-finishes exactly once."""
+"""kill -9 of a worker mid-job (on SQLite and on PostgreSQL): the executor restarts the worker, the lease ends,
+the job is retried and finishes exactly once."""
 
 from __future__ import annotations
 
 import os
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,9 +18,10 @@ from tests.api.conftest import FAST_GENERATION, wait_for
 pytestmark = pytest.mark.slow
 
 
-def test_killed_worker_job_is_retried_and_finishes_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_killed_worker_job_is_retried_and_finishes_once(make_settings: Callable[..., Settings],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
-    settings = Settings(data_dir=tmp_path / "data", workers=1, lease_s=4.0, heartbeat_s=0.5, max_attempts=3)
+    settings = make_settings(workers=1, lease_s=4.0, heartbeat_s=0.5, max_attempts=3)
     app = create_app(settings)
     with TestClient(app) as client:
         service = app.state.service

@@ -1,19 +1,21 @@
-"""The job store: claims, leases, heartbeats, retries, exactly-once finishing, idempotency, the queue limit."""
+"""The job store, on SQLite and on PostgreSQL: claims, leases, heartbeats, retries, exactly-once finishing,
+idempotency, the queue limit, 64-bit keys."""
 
 from __future__ import annotations
 
 import time
-from pathlib import Path
+from collections.abc import Iterator
 
 import pytest
+from sqlalchemy import create_engine, text
 
 from api.keys import create_key, verify_key
 from api.store import IdempotencyConflict, JobStore, QueueFullError
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> JobStore:
-    s = JobStore(f"sqlite:///{tmp_path / 'jobs.db'}")
+def store(database_url: str) -> Iterator[JobStore]:
+    s = JobStore(database_url)
     yield s
     s.close()
 
@@ -26,6 +28,7 @@ def _job(store: JobStore, **kw: object) -> dict:
     return row
 
 
+@pytest.mark.parametrize("backend", ["sqlite"])
 def test_sqlite_store_uses_wal(store: JobStore) -> None:
     with store.engine.connect() as conn:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
@@ -71,15 +74,19 @@ def test_an_expired_lease_is_retried_then_fails_when_attempts_run_out(store: Job
 
 def test_heartbeat_keeps_the_lease_and_reports_cancel(store: JobStore) -> None:
     job = _job(store)
-    claim = store.claim("w1", lease_s=0.3)
+    claim = store.claim("w1", lease_s=30)
     assert claim is not None
-    for _ in range(3):
-        time.sleep(0.15)
-        assert store.heartbeat(job["id"], "w1", 0.3) == (True, False)
+    held = claim.job["lease_expires_at"]
+    for i in range(3):  # each heartbeat moves the lease's end on (leases long enough for any machine's load)
+        assert store.heartbeat(job["id"], "w1", 3600 + i) == (True, False)
+        renewed = store.get(job["id"])["lease_expires_at"]  # type: ignore[index]
+        assert renewed > held
+        held = renewed
+    assert not store.heartbeat(job["id"], "intruder", 3600)[0]
     assert store.claim("w2", lease_s=30) is None  # still held
     after = store.request_cancel(job["id"], "a")
     assert after is not None and after["status"] == "running" and after["cancel_requested"]
-    assert store.heartbeat(job["id"], "w1", 0.3) == (True, True)
+    assert store.heartbeat(job["id"], "w1", 3600) == (True, True)
 
 
 def test_cancel_of_a_queued_job_is_immediate_and_owner_scoped(store: JobStore) -> None:
@@ -139,3 +146,56 @@ def test_api_keys_are_hashed_and_revocable(store: JobStore) -> None:
     assert verify_key(store, "not a key") is None
     assert store.revoke_key(key_id)
     assert verify_key(store, key) is None
+
+
+def _seq_after(store: JobStore, last: int) -> None:
+    """Make the next job's ``seq`` ``last + 1`` (past the 32-bit range when ``last`` is)."""
+    with store.engine.begin() as conn:
+        if store.is_sqlite:  # an INTEGER PRIMARY KEY takes max(rowid) + 1
+            conn.execute(text("INSERT INTO jobs (seq, id, owner, kind, status, options, created_at, attempts, "
+                              "max_attempts, cancel_requested, timings, files, summary, expired, version, progress) "
+                              "VALUES (:seq, 'job_marker', 'nobody', 'scene', 'canceled', '{}', 0, 0, 1, 0, '{}', "
+                              "'[]', '{}', 0, 0, 0)"), {"seq": last})
+        else:
+            conn.execute(text("SELECT setval(pg_get_serial_sequence('jobs', 'seq'), :seq)"), {"seq": last})
+
+
+def test_job_numbers_and_counters_go_past_32_bits(store: JobStore) -> None:
+    _seq_after(store, 2**31 + 5)
+    first, second = _job(store), _job(store)
+    assert (first["seq"], second["seq"]) == (2**31 + 6, 2**31 + 7)
+    assert [r["id"] for r in store.list("a", 10, before_seq=2**31 + 7)] == [first["id"]]
+    claim = store.claim("w1", lease_s=30)
+    assert claim is not None and claim.job["id"] == first["id"]
+    assert store.finish(first["id"], "w1", claim.attempt, "succeeded", files=[])
+    with store.engine.begin() as conn:
+        conn.execute(text("UPDATE jobs SET version = :v WHERE id = :id"), {"v": 2**40, "id": second["id"]})
+    row = store.request_cancel(second["id"], "a")
+    assert row is not None and row["version"] == 2**40 + 1 and row["status"] == "canceled"
+    assert store.max_seq == 2**63 - 1
+
+
+@pytest.mark.parametrize("backend", ["postgresql"])
+def test_a_postgresql_store_with_32_bit_columns_is_widened_on_open(database_url: str) -> None:
+    engine = create_engine(database_url)
+    with engine.begin() as conn:  # the schema earlier versions created: SERIAL keys, INTEGER counters
+        conn.execute(text("CREATE TABLE jobs (seq SERIAL PRIMARY KEY, id VARCHAR(40) UNIQUE NOT NULL, "
+                          "version INTEGER NOT NULL DEFAULT 0)"))
+        conn.execute(text("CREATE TABLE attempts (id SERIAL PRIMARY KEY, job_id VARCHAR(40))"))
+        conn.execute(text("CREATE TABLE uploads (token VARCHAR(64) PRIMARY KEY, size INTEGER NOT NULL)"))
+        conn.execute(text("INSERT INTO jobs (id) VALUES ('job_old')"))
+    store = JobStore(database_url)
+    try:
+        with store.engine.begin() as conn:
+            kinds = dict(conn.execute(text(
+                "SELECT table_name || '.' || column_name, data_type FROM information_schema.columns "
+                "WHERE table_name IN ('jobs', 'attempts', 'uploads') AND column_name IN ('seq', 'version', 'id', "
+                "'size')")).all())
+            assert kinds == {"jobs.seq": "bigint", "jobs.version": "bigint", "jobs.id": "character varying",
+                             "attempts.id": "bigint", "uploads.size": "bigint"}
+            conn.execute(text("SELECT setval(pg_get_serial_sequence('jobs', 'seq'), :n)"), {"n": 2**31 + 1})
+            assert conn.execute(text("INSERT INTO jobs (id) VALUES ('job_new') RETURNING seq")).scalar() == 2**31 + 2
+        JobStore(database_url).close()  # opening it again changes nothing
+    finally:
+        store.close()
+        engine.dispose()
