@@ -155,6 +155,27 @@ def learned_category(text: str | None, category: str | None) -> str | None:
     return None
 
 
+#: What the progress bar says in each phase of the geometry stage (``seed3d.geometry.generate.GEOMETRY_PHASES``).
+GEOMETRY_MESSAGES: dict[str, str] = {"condition": "encoding the input", "coarse": "coarse flow",
+                                     "detail": "detail flow", "extract": "extracting the surface",
+                                     "postprocess": "cleaning the mesh"}
+
+
+def geometry_fraction(phase: str, fraction: float) -> float:
+    """The geometry stage's overall progress at ``fraction`` of ``phase``: the phases' shares laid end to end, so
+    the bar only moves forward (an unknown phase: where the last known one ends)."""
+    from seed3d.geometry.generate import GEOMETRY_PHASES
+
+    shares = list(GEOMETRY_PHASES.items())
+    total = sum(v for _, v in shares)
+    done = 0.0
+    for name, share in shares:
+        if name == phase:
+            return min(1.0, (done + share * min(max(fraction, 0.0), 1.0)) / total)
+        done += share
+    return 1.0
+
+
 def program_size(asset: Asset) -> dict[str, Any]:
     """report.json's ``size`` of a built program: its extent (meters), and whether the text stated it (the
     program's size fit) or the category's typical size (moved by any size words) gave it."""
@@ -486,7 +507,8 @@ class Seed3DPipeline:
             image=image, text=text, category=opts.category,
             options=GenerateOptions(seed=opts.seed, steps=opts.steps, guidance=opts.guidance,
                                     resolution=opts.resolution, target_faces=opts.target_faces),
-            callback=lambda stage, f: report("geometry", 0.9 * f, f"{stage} flow"))
+            callback=lambda phase, f: report("geometry", geometry_fraction(phase, f),
+                                             GEOMETRY_MESSAGES.get(phase, phase)))
         timings["geometry"] = round(time.perf_counter() - t0, 3)
         report("geometry", 1.0, f"{len(shape.mesh.faces)} faces")
         skipped = {s: "not built yet" if s not in BUILT_STAGES else "not asked for" for s in STAGES

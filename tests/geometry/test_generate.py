@@ -21,6 +21,7 @@ from seed3d.geometry.detail import DetailFlow, DetailFlowConfig, coarse_support
 from seed3d.geometry.generate import GenerateOptions, ShapeGenerator, coarse_grid, coarse_mesh
 from seed3d.geometry.train import CoarseTrainConfig, train_coarse
 from seed3d.geometry.vae import ShapeLatent, ShapeVAE, ShapeVAEConfig
+from seed3d.pipeline import geometry_fraction
 from seed3d.synth.dataset import DatasetConfig, build_split
 
 TINY_VAE = ShapeVAEConfig(num_tokens=16, token_choices=(16,), surface_points=96, sharp_points=32, anchor_pool=64,
@@ -175,9 +176,17 @@ def test_generator_makes_a_closed_mesh_in_meters_deterministically(trained: tupl
     gen = ShapeGenerator.from_folders(final)
     image = (np.random.default_rng(0).random((40, 40, 3)) * 255).astype(np.uint8)
     opts = GenerateOptions(steps=2, resolution=32, target_faces=None, seed=3)
-    a = gen.generate(image=image, text="a small box 30 cm tall", options=opts)
+    seen: list[tuple[str, float]] = []
+    a = gen.generate(image=image, text="a small box 30 cm tall", options=opts,
+                     callback=lambda p, f: seen.append((p, f)))
     b = gen.generate(image=image, text="a small box 30 cm tall", options=opts)
     assert np.array_equal(a.mesh.vertices, b.mesh.vertices) and np.array_equal(a.coarse, b.coarse)
+    # every phase reports, in order, and the pipeline's bar over them only moves forward to the end
+    phases = list(dict.fromkeys(p for p, _ in seen))
+    assert phases == ["condition", "coarse", "extract", "postprocess"]  # no detail flow in this generator
+    bar = [geometry_fraction(p, f) for p, f in seen]
+    assert bar == sorted(bar) and bar[0] == 0.0 and bar[-1] == pytest.approx(1.0)
+    assert len([p for p, _ in seen if p == "extract"]) >= 3
     assert a.coarse.shape == (8, 8, 8) and a.latent is None
     assert a.mesh.vertices[:, 2].min() == pytest.approx(0.0, abs=1e-9)
     assert np.ptp(a.mesh.vertices[:, 2]) == pytest.approx(0.30, rel=1e-3)
