@@ -299,6 +299,8 @@ def _table_drawer(b: AssetBuilder, root: str, D: float, W: float, uz: float, ins
 def build_chair(b: AssetBuilder) -> None:
     """A dining chair on three or four legs (maybe with arms and a cushion), or a swivel office chair on castors."""
     p = b.p
+    if p["kind"] != "office" and b.is_given("wheels") and not b.is_given("kind"):
+        p["kind"] = b.values["kind"] = "office"  # castors asked for: an office chair, recorded to rebuild it
     if p["kind"] == "office":
         _office_chair(b)
         return

@@ -87,6 +87,8 @@ def build_bed(b: AssetBuilder) -> None:
     size = p["size"]
     Wm, Lm = BED_WIDTHS[size], p["length"]
     storage = p["storage"]
+    if not storage and b.is_given("drawers") and b.given["drawers"] and not b.is_given("storage"):
+        storage = b.values["storage"] = True  # drawers asked for: a storage base, recorded so the program rebuilds it
     rim = b.draw("rail_thickness")
     W, Lf = Wm + 2 * rim, Lm + 2 * rim
     st = furniture_style(b, base="plinth" if storage else "legs")
@@ -347,6 +349,8 @@ def build_vanity(b: AssetBuilder) -> None:
     tt = b.draw("top_thickness")
     hc = H - tt
     layout = p["layout"]
+    if layout == "drawers" and b.is_given("doors") and b.given["doors"] and not b.is_given("layout"):
+        layout = b.values["layout"] = "drawer_over_doors"  # doors asked for: the drawn layout gives way
     ncol = b.derive("doors", 1 if W < 0.75 else 2) if layout != "drawers" else 0
     if ncol == 1:
         row = [Cell("door", hinge=b.draw("hinge", item=0))]

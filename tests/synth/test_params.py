@@ -123,3 +123,22 @@ def test_a_table_asked_for_a_drawer_gets_one(seed: int) -> None:
     assert table.metadata["params"]["shape"] == "rectangular"
     again = synth.generate("table", seed + 50, table.metadata["params"])
     assert [p.name for p in again.parts] == [p.name for p in table.parts]
+
+
+COUNTED = {"doors": "door", "drawers": "drawer", "wheels": "wheel", "buttons": "button"}
+
+
+@pytest.mark.parametrize("category", [c for c, cat in synth.CATEGORIES.items() if set(COUNTED) & set(cat.params)])
+def test_a_count_asked_for_is_built_whatever_the_seed_drew(category: str) -> None:
+    """'a bed with two drawers', 'a chair with five wheels': a given count of moving parts is built even where the
+    seed drew a layout, kind or option without them (the draw gives way and is recorded so the program rebuilds)."""
+    cat = synth.CATEGORIES[category]
+    for name in set(COUNTED) & set(cat.params):
+        prm = cat.params[name]
+        want = max(1, int(prm.lo if prm.lo is not None else min(prm.choices)))  # type: ignore[type-var]
+        for seed in range(3):
+            asset = synth.generate(category, seed, {name: want})
+            got = sum(p.label == COUNTED[name] for p in asset.parts)
+            assert got >= want, (name, seed, asset.metadata.get("params_unused"))
+            again = synth.generate(category, seed + 50, asset.metadata["params"])
+            assert sum(p.label == COUNTED[name] for p in again.parts) == got
