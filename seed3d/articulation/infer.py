@@ -496,6 +496,18 @@ class Reasoner(Protocol):
 # --------------------------------------------------------------------------------------------- rules
 
 
+def _pivot(ctx: PartContext, axis: FloatArray, pivot: FloatArray, reason: str) -> Decision:
+    """A lever's revolute joint about (``axis``, ``pivot``): a positive turn lifts its free end when the pivot is
+    above the middle of its parent, else presses it down."""
+    r = ctx.shape.centroid - pivot
+    r = unit(r - float(r @ axis) * axis)
+    up = float(pivot @ _Z) > float(ctx.parent_shape.box.centre @ _Z)
+    signed = unit(np.cross(r, _Z if up else -_Z))
+    if not np.any(signed):
+        signed = canonical_sign(axis)
+    return Decision("revolute", signed, pivot, ctx.match(axis, pivot), "lever", "lever", reason)
+
+
 def _fixed(ctx: PartContext, reason: str) -> Decision:
     origin = ctx.contact.centroid if ctx.contact is not None else ctx.shape.box.centre
     return Decision("fixed", _Z, origin, reason=reason)
@@ -940,14 +952,8 @@ class RuleReasoner:
         if ctx.shape.symmetric and abs(float(ctx.shape.symmetry_axis @ axis)) > 0.95:  # type: ignore[operator]
             return self._spin(ctx, "spin", f"a {ctx.label} round about the pin it runs on turns on it")
         if ctx.label in ("knob", "lever", "handle", "other"):  # round about another axis: a lever's grip
-            r = ctx.shape.centroid - pivot
-            r = unit(r - float(r @ axis) * axis)
-            up = float(pivot @ _Z) > float(ctx.parent_shape.box.centre @ _Z)
-            signed = unit(np.cross(r, _Z if up else -_Z))
-            if not np.any(signed):
-                signed = canonical_sign(axis)
-            return Decision("revolute", signed, pivot, ctx.match(axis, pivot), "lever", "lever",
-                            f"a {ctx.label} on a pin (a cylindrical running fit to {ctx.parent}) pivots about it")
+            return _pivot(ctx, axis, pivot, f"a {ctx.label} on a pin (a cylindrical running fit to {ctx.parent}) "
+                                            "pivots about it")
         r = ctx.shape.centroid - pivot
         r = r - float(r @ axis) * axis
         away = ctx.shape.centroid - ctx.parent_shape.centroid
@@ -963,9 +969,8 @@ class RuleReasoner:
     def _lever(self, ctx: PartContext) -> Decision:
         c = ctx.contact
         assert c is not None
-        if c.cylindrical:
-            cand = ctx.candidate("contact_cylinder")
-            assert cand is not None
+        cand = ctx.candidate("contact_cylinder") if c.cylindrical else None
+        if cand is not None:
             axis, pivot, why = cand.direction, cand.pivot, "its hub"
         else:
             long = patch_long_axis(c.points)
@@ -979,14 +984,9 @@ class RuleReasoner:
                                       0.2 * ctx.shape.size)
             if refined is not None:
                 pivot = refined
-        r = ctx.shape.centroid - pivot
-        r = unit(r - float(r @ axis) * axis)
         up = float(pivot @ _Z) > float(ctx.parent_shape.box.centre @ _Z)
-        signed = unit(np.cross(r, _Z if up else -_Z))
-        if not np.any(signed):
-            signed = canonical_sign(axis)
-        return Decision("revolute", signed, pivot, ctx.match(axis, pivot), "lever", "lever",
-                        f"a lever pivots about {why}; its free end {'lifts' if up else 'is pressed down'}")
+        return _pivot(ctx, axis, pivot, f"a lever pivots about {why}; its free end "
+                                        f"{'lifts' if up else 'is pressed down'}")
 
     def _swing(self, ctx: PartContext) -> Decision:
         c = ctx.contact
