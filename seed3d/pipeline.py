@@ -58,6 +58,9 @@ PROGRAM_MIN_CONFIDENCE = 0.64
 IMAGE_PROGRAM_MIN_CONFIDENCE = 0.80
 #: The same for an image whose object could not be masked (no alpha, no plain background).
 UNMASKED_IMAGE_PROGRAM_MIN_CONFIDENCE = 0.97
+#: The image network's top-category probability at or above which a learned shape from an image alone takes that
+#: category's typical size (below it, or for freeform, the default size); the shape itself is the learned path's.
+IMAGE_SIZE_MIN_CONFIDENCE = 0.5
 #: The render-and-compare fit's silhouette IoU (``seed3d.program.fit``) at or above which ``auto`` builds a masked
 #: image's program (its confidence must pass ``IMAGE_PROGRAM_MIN_CONFIDENCE`` too): the 5th percentile of the fit IoU
 #: of the validation renders whose category was read right (0.596; seeds 20000-20001, 104 clean and augmented
@@ -390,6 +393,28 @@ class Seed3DPipeline:
             self._program_net = load_program_net(weights_component("program_image", self.root), device="cpu")
         return self._program_net
 
+    def image_size_category(self, image: Any) -> tuple[str | None, str | None]:
+        """(the category whose typical size a learned shape from an image alone takes, why): the image network's top
+        category when at least ``IMAGE_SIZE_MIN_CONFIDENCE`` likely (``UNMASKED_IMAGE_PROGRAM_MIN_CONFIDENCE`` when no
+        object mask was found) and not ``freeform``, else (None, None): the default size. A cup and a cabinet are not
+        the same height."""
+        net = self.program_net()
+        if net is None:
+            return None, None
+        from seed3d.condition.image import preprocess_image, to_tensor
+        from seed3d.program.image import INPUT_SIZE, predict_batch
+
+        try:
+            pre = preprocess_image(image, size=INPUT_SIZE)
+        except Seed3DError:
+            return None, None
+        category, p = predict_batch(net, to_tensor(pre))[0].categories[0]
+        # the whole frame read (no object mask): near certainty, as for a program (noise reads as a chair at 0.74)
+        needs = UNMASKED_IMAGE_PROGRAM_MIN_CONFIDENCE if pre.method == "none" else IMAGE_SIZE_MIN_CONFIDENCE
+        if category == "freeform" or p < needs:
+            return None, None
+        return category, f"size of a typical {category.replace('_', ' ')} (the image looks like one, {p:.2f})"
+
     def choose_program(self, image: Any, text: str | None, opts: PipelineOptions) -> tuple[Any, str]:
         """(the program to build, or None for the learned path; why), by ``opts.generator``.
 
@@ -500,11 +525,14 @@ class Seed3DPipeline:
             report("program", 1.0, f"{len(asset.parts)} parts, {sum(j.movable for j in asset.joints)} movable joints")
             return asset
         timings["program"] = round(time.perf_counter() - t0, 3)
+        size_category, size_why = opts.category, None
+        if size_category is None and image is not None and not text:
+            size_category, size_why = self.image_size_category(image)
         boundary("geometry")
         t0 = time.perf_counter()
         report("geometry", 0.0, "loading models")
         shape = self.geometry().generate(
-            image=image, text=text, category=opts.category,
+            image=image, text=text, category=size_category,
             options=GenerateOptions(seed=opts.seed, steps=opts.steps, guidance=opts.guidance,
                                     resolution=opts.resolution, target_faces=opts.target_faces),
             callback=lambda phase, f: report("geometry", geometry_fraction(phase, f),
@@ -522,6 +550,8 @@ class Seed3DPipeline:
             "options": {"steps": opts.steps, "guidance": opts.guidance, "resolution": opts.resolution,
                         "target_faces": opts.target_faces, "max_parts": opts.max_parts},
             "generator": {"path": "learned", "asked": opts.generator, "why": why}}
+        if size_why:
+            metadata["size"]["note"] = f"{metadata['size'].get('note', '')}; {size_why}".strip("; ")
         category = learned_category(text, opts.category)
         if category:
             metadata["category"] = category  # what the functional checks hold the joints to

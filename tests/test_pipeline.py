@@ -276,3 +276,32 @@ def test_run_job_gives_the_verdict_and_require_valid_fails_naming_the_checks(tmp
     assert (tmp_path / "b" / "report.json").is_file()
     with pytest.raises(InvalidInputError, match="require_valid must be true or false"):
         JobSpec(text="a box", require_valid="yes")  # type: ignore[arg-type]
+
+
+def test_an_image_alone_on_the_learned_path_takes_the_size_of_the_category_it_looks_like(
+        tiny_weights: Path, tmp_path: Path) -> None:
+    """No words and no --category: the image network's likely category gives the learned shape its typical size (a
+    rendered mug comes out mug-sized, not the default 0.5 m); an image of nothing in particular keeps the default."""
+    import shutil
+
+    from seed3d.render import get_renderer, orbit_camera
+    from seed3d.synth import generate
+
+    root = tmp_path / "weights"
+    shutil.copytree(tiny_weights, root)
+    shutil.copytree(Path(__file__).resolve().parents[1] / "weights" / "program-image", root / "program-image")
+    manifest = json.loads((root / "pipeline.json").read_text())
+    manifest["components"]["program_image"] = {"path": "program-image", "stage": "program"}
+    (root / "pipeline.json").write_text(json.dumps(manifest))
+    mug = generate("mug", 3)
+    with get_renderer() as r:
+        rgba = r.render_image(mug, orbit_camera(mug, 30.0, 20.0, 128))
+    image = (rgba * 255).round().astype(np.uint8)
+    pipe = Seed3DPipeline.from_pretrained(root)
+    category, why = pipe.image_size_category(image)
+    assert category == "mug" and "typical mug" in why
+    asset = pipe(image=image, generator="learned", stages=("geometry",), **FAST)
+    height = float(np.ptp(asset.parts[0].mesh.vertices, axis=0).max())
+    assert height < 0.25 and "typical mug" in asset.metadata["size"]["note"]
+    noise = (np.random.default_rng(0).random((40, 40, 3)) * 255).astype(np.uint8)
+    assert pipe.image_size_category(noise) == (None, None)
