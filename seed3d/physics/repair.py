@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from seed3d.asset import Asset
+from seed3d.asset import Asset, Joint
 
 #: The checks whose failure ``hold_joints`` answers: a link still moving, or a joint drifting, after settling.
 DRIFT_CHECKS: tuple[str, ...] = ("rest_pybullet", "rest_mujoco")
@@ -28,26 +28,18 @@ def drifts(failed: list[str]) -> bool:
     return any(name.rsplit(".", 1)[-1] in DRIFT_CHECKS for name in failed)
 
 
-def _load(asset: Asset, joint: object) -> float:
+def _load(asset: Asset, joint: Joint) -> float:
     """The largest gravity force (prismatic, N) or torque (revolute and continuous, N·m) on ``joint`` at rest."""
-    names = asset.subtree(joint.child)  # type: ignore[attr-defined]
-    mass = com_sum = 0.0
-    com = np.zeros(3)
-    for name in names:
-        inertial = asset.part(name).inertial
-        if inertial is None:
-            continue
-        mass += inertial.mass
-        com = com + inertial.mass * np.asarray(inertial.com, float)
-        com_sum += inertial.mass
+    inertials = [i for i in (asset.part(n).inertial for n in asset.subtree(joint.child)) if i is not None]
+    mass = sum(i.mass for i in inertials)
     if mass <= 0:
         return 0.0
-    com = com / com_sum
-    axis = np.asarray(joint.axis, float)  # type: ignore[attr-defined]
+    com = sum(i.mass * np.asarray(i.com, float) for i in inertials) / mass
+    axis = np.asarray(joint.axis, float)
     axis = axis / (np.linalg.norm(axis) or 1.0)
-    if joint.type == "prismatic":  # type: ignore[attr-defined]
+    if joint.type == "prismatic":
         return mass * _G * abs(float(axis[2]))
-    rel = com - np.asarray(joint.origin, float)  # type: ignore[attr-defined]
+    rel = com - np.asarray(joint.origin, float)
     arm = float(np.linalg.norm(rel - (rel @ axis) * axis))
     return mass * _G * arm * math.sqrt(max(0.0, 1.0 - float(axis[2]) ** 2))
 
