@@ -355,8 +355,14 @@ def _counts_after(prog: Program, t: _Text, params: dict[str, Any]) -> None:
 
 def _phrases(prog: Program, t: _Text, params: dict[str, Any]) -> None:
     """The category's own phrases (``PHRASES``)."""
+    from seed3d.synth import CATEGORIES
+
+    cat = CATEGORIES[prog.category]  # type: ignore[index]
     for pattern, values in PHRASES.get(prog.category or "", ()):
         for m in re.finditer(r"\b(?:" + pattern + r")\b", t.text):
+            part = _part_noun(t.text[m.end():])
+            if part and any(n.split("_")[0] == part and m.group(0) in (p.choices or ()) for n, p in cat.params.items()):
+                continue  # "a table with round legs": the legs' shape (a choice of leg_style), not the table's
             ok = False  # a phrase may reuse words a count took ("three-legged": legs=3 and a dining chair)
             for name, value in values.items():
                 if name not in params:
@@ -405,6 +411,19 @@ def _counts(prog: Program, t: _Text, params: dict[str, Any], parts: dict[str, in
         t.claim(m.start(2), m.end())
 
 
+def _part_of(word: str) -> str | None:
+    """The part a part noun names, by its finish role ("knob" and "pull" are handles), or None."""
+    role = FINISH_ROLES.get(word)
+    return role.removesuffix("_finish") if role else None
+
+
+def _part_noun(after: str) -> str | None:
+    """The part named by the word that starts ``after`` ("knobs" → "handle", "legs" → "leg"), or None."""
+    nxt = re.match(r"\s+([a-z]+)\b", after)
+    word = nxt.group(1) if nxt else ""
+    return next((_part_of(w) for w in (word, word[:-1], word[:-2]) if _part_of(w)), None)
+
+
 def _choices(prog: Program, t: _Text, params: dict[str, Any]) -> None:
     """Words naming a choice of a parameter ("sliding lid", "office", "round") and bool parameters by name."""
     from seed3d.synth import CATEGORIES
@@ -422,9 +441,16 @@ def _choices(prog: Program, t: _Text, params: dict[str, Any]) -> None:
             word = name.replace("has_", "").replace("_", " ")
             options.setdefault(word, []).append((name, True))
     for phrase in sorted(options, key=len, reverse=True):
-        targets = options[phrase]
         for m in re.finditer(r"\b" + re.escape(phrase) + r"(?:e?s)?\b", t.text):
             if not t.free(m.start(), m.end()):
+                continue
+            part = _part_noun(t.text[m.end():])
+            # "round knobs": a choice word in front of a part names that part's choice, not another part's
+            targets = [tg for tg in options[phrase] if tg[0] not in params and (
+                part is None or _part_of(tg[0].split("_")[0]) in (None, part))]
+            if part is not None:  # "round legs": the legs' shape before the table's
+                targets = [tg for tg in targets if _part_of(tg[0].split("_")[0]) == part] or targets
+            if not targets:
                 continue
             neg = re.search(r"\b(?:without|no|not)\s+(?:a\s+|an\s+|any\s+)?$", t.text[:m.start()])
             if len(targets) > 1:
@@ -440,6 +466,9 @@ def _choices(prog: Program, t: _Text, params: dict[str, Any]) -> None:
                 t.claim(m.start(), m.end())
                 if neg:
                     t.claim(neg.start(), m.start())
+                nxt = re.match(r"\s+[a-z]+\b", t.text[m.end():])
+                if part is not None and _part_of(name.split("_")[0]) == part and nxt:
+                    t.claim(m.end(), m.end() + nxt.end())  # "bar handles": the part the choice shapes
 
 
 def _negations(prog: Program, t: _Text, params: dict[str, Any]) -> None:
@@ -571,6 +600,7 @@ def _finishes(prog: Program, t: _Text, params: dict[str, Any], seed: int) -> Non
             t.claim(m.start(), words_end)
             if role:
                 t.claim(m.start(3), m.end())
+                _role_choice(prog, cat, params, role, m.group(0).strip())
                 for flag_name in (f"has_{role}s", f"has_{role}"):  # "glass doors" on a bookshelf: it has doors
                     prm = cat.params.get(flag_name)
                     if prm is not None and flag_name not in params and (prm.is_flag or prm.choices == (False, True)):
@@ -587,6 +617,15 @@ def _finishes(prog: Program, t: _Text, params: dict[str, Any], seed: int) -> Non
     if "glass_doors" in cat.params and re.search(r"\bglass(?:-fronted|\s+doors?|\s+fronts?|ed)\b", t.text):
         params["glass_doors"] = True
         prog.placed.append("'glass doors' → glass_doors=true")
+
+
+def _role_choice(prog: Program, cat: Any, params: dict[str, Any], role: str, phrase: str) -> None:
+    """A part noun that is also a shape of that part ("brass knobs", "chrome pulls") sets the shape too."""
+    part = _part_of(role)
+    for name, prm in cat.params.items():
+        if name not in params and name.split("_")[0] == part and role in (prm.choices or ()):
+            _set(prog, params, name, role, phrase)
+            return
 
 
 def _matches_body(prog: Program, params: dict[str, Any]) -> None:

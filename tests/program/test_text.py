@@ -155,6 +155,23 @@ def test_finishes_follow_the_words_they_belong_to() -> None:
     assert dresser.category == "dresser" and dresser.params["drawers"] == 4
 
 
+def test_a_part_noun_that_is_a_shape_sets_the_shape_and_choice_words_go_to_the_part_they_precede() -> None:
+    """"brass knobs" is a knob in brass; "round legs" shapes the legs, not the table; "round knobs" on a nightstand
+    (whose knobs have no round choice) leaves "round" unplaced rather than rounding something else."""
+    cab = parse_text("a white cabinet with brass knobs", embed=False)
+    assert cab.params["handle_style"] == "knob" and _finish(cab.params["handle_finish"]) == "brushed_metal:brass"
+    assert parse_text("a dresser with brass pulls", embed=False).params["handle_style"] == "pull"
+    bar = parse_text("a wooden cabinet with bar handles", embed=False)
+    assert bar.params["handle_style"] == "bar" and bar.unplaced == []
+    table = parse_text("a table with round legs", embed=False)
+    assert table.params.get("leg_style") == "round" and "shape" not in table.params
+    both = parse_text("a round table with four round legs", embed=False)
+    assert both.params["shape"] == "round" and both.params["leg_style"] == "round" and both.params["legs"] == 4
+    stand = parse_text("a nightstand with two drawers and round knobs", embed=False)
+    assert stand.params["handle_style"] == "knob" and "leg_style" not in stand.params
+    assert any("round" in u for u in stand.unplaced)
+
+
 def test_negated_parts_are_not_counted_and_named_parts_are_built() -> None:
     """"without doors" counts none (the article of the object's noun is not a count of doors); a material on a part
     the category has only by a flag turns the flag on ("glass doors" on a bookshelf)."""
