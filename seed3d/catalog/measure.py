@@ -62,6 +62,10 @@ _LETTERED = re.compile(r"(?<![\w.])" + _NUM + r"\s*(" + _UNIT + r")?\s*(w|d|h|l)
 _LETTER_ITEM = re.compile(_NUM + r"\s*(" + _UNIT + r")?\s*(w|d|h|l)\b", re.IGNORECASE)
 _BY = re.compile(r"(?<![\w.])" + _NUM + r"\s*(?:" + _UNIT + r")?\s+by\s+" + _NUM + r"\s*(" + _UNIT + r")(?!\w)",
                  re.IGNORECASE)
+# numbers with no unit at all: "120x60", "80 wide 202 high" (read as centimetres, or millimetres above 400)
+_BARE_GROUP = re.compile(r"(?<![\w.])" + _NUM + r"\s*[x×*]\s*" + _NUM + r"(?:\s*[x×*]\s*" + _NUM + r")?(?![\w.])",
+                         re.IGNORECASE)
+_BARE_DIM = re.compile(r"(?<![\w.])" + _NUM + r"\s+(tall|high|wide|deep|long)\b", re.IGNORECASE)
 _AFTER = re.compile(r"^\s*(?:(?:in|of)\s+)?(tall|high|height|wide|width|across|deep|depth|long|length|diameter)\b",
                     re.IGNORECASE)
 _BEFORE = re.compile(r"\b(height|width|depth|length|diameter)\s*(?:of|is|:|=|about|around|approximately|roughly|\s)*$",
@@ -87,15 +91,27 @@ def _legend_order(legend: str, n: int) -> list[str] | None:
     return [full.get(w, w) for w in words]
 
 
-def parse_size_text(text: str, unlabelled: list[tuple[str, ...]] | None = None) -> dict[str, float]:
+def _bare_unit(values: list[float]) -> float | None:
+    """Meters per unit of numbers written without one: centimetres for 10…400, millimetres for 400…4000 (a
+    kitchen unit's "600 wide"); None (not read) when any value is outside both."""
+    if all(10 <= v <= 400 for v in values):
+        return 0.01
+    if all(40 <= v <= 4000 for v in values) and max(values) > 400:
+        return 0.001
+    return None
+
+
+def parse_size_text(text: str, unlabelled: list[tuple[str, ...]] | None = None,
+                    assumed: list[str] | None = None) -> dict[str, float]:
     """Measurements stated in ``text`` as a ``RealWorldSize.dims`` dict (meters); empty when none are stated.
 
     Reads "50 cm tall", "1.2 m wide", "height of 80 cm", "30-inch", "2 ft long", "5'6\\"", "a foot high",
     "60 × 40 × 80 cm (width × depth × height)" (W × D × H without a legend), "180 x 90 cm" (width x depth
     without a legend), "45 W x 40 D x 60 H cm" and "60 by 40 cm" (width by depth). A measurement with no dimension
-    word is the longest side. Values outside 1 mm … 100 m are ignored. ``unlabelled``, when given, receives the
-    dimension names of each group read without a legend ("180 x 90 cm": ("width", "depth")), so a caller who
-    knows the object's proportions may reassign them.
+    word is the longest side. Numbers with no unit ("120x60", "80 wide") are read as centimetres (millimetres above
+    400; see ``_bare_unit``), each such phrase appended to ``assumed`` when given. Values outside 1 mm … 100 m are
+    ignored. ``unlabelled``, when given, receives the dimension names of each group read without a legend
+    ("180 x 90 cm": ("width", "depth")), so a caller who knows the object's proportions may reassign them.
     """
     dims: dict[str, float] = {}
     taken = np.zeros(len(text), bool)
@@ -164,6 +180,25 @@ def parse_size_text(text: str, unlabelled: list[tuple[str, ...]] | None = None) 
         else:
             value, unit = _NUMBER_WORDS[re.sub(r"\s+", " ", m.group(3).lower())], m.group(4)
         put(_dimension_near(text, m) or "longest", value * _unit_m(unit), m.group(0))
+    for m in _BARE_GROUP.finditer(text):
+        values = [float(g) for g in m.groups() if g is not None]
+        scale = _bare_unit(values)
+        if scale is None or not claim(m):
+            continue
+        order = ["width", "depth", "height"][:len(values)]
+        if unlabelled is not None:
+            unlabelled.append(tuple(order))
+        for dim, val in zip(order, values, strict=True):
+            put(dim, val * scale, m.group(0))
+        if assumed is not None:
+            assumed.append(f"{m.group(0)} ({'cm' if scale == 0.01 else 'mm'})")
+    for m in _BARE_DIM.finditer(text):
+        scale = _bare_unit([float(m.group(1))])
+        if scale is None or not claim(m):
+            continue
+        put(_DIM_WORDS[m.group(2).lower()], float(m.group(1)) * scale, m.group(0))
+        if assumed is not None:
+            assumed.append(f"{m.group(0)} ({'cm' if scale == 0.01 else 'mm'})")
     return dims
 
 

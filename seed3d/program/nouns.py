@@ -95,6 +95,7 @@ ALIASES: dict[str, tuple[str, tuple[float, float, float] | None]] = {
     "side table": ("table", (0.45, 0.45, 0.55)),
     "workbench": ("table", (0.7, 1.6, 0.9)),
     "loveseat": ("sofa", None),
+    "sofa bed": ("sofa", None),
     "recliner": ("armchair", None),
     "shelf": ("bookshelf", None),
     "shelves": ("bookshelf", None),
@@ -118,12 +119,26 @@ ALIASES: dict[str, tuple[str, tuple[float, float, float] | None]] = {
     "flower pot": ("vase", None),
     "tv": ("display", None),
     "television": ("display", None),
+    "loo": ("toilet", None),
+    "lavatory": ("toilet", None),
+    "wc": ("toilet", None),
+    "biro": ("pen", None),
+    "ballpoint": ("pen", None),
+    "luggage": ("suitcase", None),
 }
 
 #: Objects whose head word names a category but which are another thing than that category builds (a ceiling fan
 #: hangs from the ceiling; the fan category is a desk or floor fan): refused, not built as the wrong object.
 NOT_THESE: tuple[str, ...] = ("ceiling fan", "ceiling lamp", "ceiling light", "pendant lamp", "car door",
-                              "garage door")
+                              "garage door", "dog bed", "cat bed", "pet bed", "bath mat", "pot plant",
+                              "potted plant", "mousetrap", "mouse trap", "mouse pad", "shower")
+
+#: Head nouns that make a compound another object when they follow a category's noun ("a wine rack", "a camera
+#: tripod", "a laptop bag"): unless the compound itself is a known noun, such an object is refused, not built as
+#: the category its first word names.
+COMPOUND_HEADS: frozenset[str] = frozenset({
+    "rack", "stand", "holder", "mat", "trap", "tripod", "plant", "case", "cover", "bag", "hanger", "organiser",
+    "organizer", "tray", "pad", "opener", "cage", "charger", "cable", "mount", "bracket", "sleeve", "strap"})
 
 #: Aliases for furniture that stands against a wall although its category does not (a desk is a table).
 WALL_ALIASES: tuple[str, ...] = ("desk", "writing desk", "workbench", "tv stand", "media console", "credenza")

@@ -23,7 +23,15 @@ import numpy as np
 
 from seed3d.catalog.measure import parse_size_text
 from seed3d.errors import InvalidInputError
-from seed3d.program.nouns import ALIASES, NOT_THESE, NounMapper, NounMatch, default_mapper, singular
+from seed3d.program.nouns import (
+    ALIASES,
+    COMPOUND_HEADS,
+    NOT_THESE,
+    NounMapper,
+    NounMatch,
+    default_mapper,
+    singular,
+)
 from seed3d.synth.materials import Finish
 
 #: Number words → counts ("a drawer", "double doors", "a pair of doors").
@@ -33,9 +41,16 @@ COUNT_WORDS: dict[str, int] = {
     "no": 0, "zero": 0,
 }
 
-#: Aliases whose category is a poor stand-in for a single object (a sofa built as a chair): below auto's
-#: confidence, so the learned path takes them.
-POOR_STAND_INS: frozenset[str] = frozenset({"sofa", "couch"})
+#: Aliases whose category is a poor stand-in for a single object: below auto's confidence, so the learned path
+#: takes them (none today: the sofa, once built as a chair, has its own category).
+POOR_STAND_INS: frozenset[str] = frozenset()
+
+#: The dimension a bare measurement names, where the trade sells the object by it ("an 18 inch dishwasher", "a
+#: 90 cm cooker"); elsewhere a bare measurement is the longest side.
+NOMINAL_DIMENSION: dict[str, str] = {
+    "dishwasher": "width", "oven": "width", "washing_machine": "width", "refrigerator": "width",
+    "microwave": "width", "kitchen_counter": "width", "vanity": "width", "tv_stand": "width", "desk": "width",
+}
 
 #: Part nouns (singular) → the count parameter they set.
 COUNT_NOUNS: dict[str, str] = {
@@ -117,7 +132,7 @@ MATERIALS: dict[str, tuple[str, str | None]] = {
     "stoneware": ("ceramic", "speckled grey"), "terracotta": ("ceramic", "terracotta"),
     "glass": ("glass", None), "fabric": ("fabric", None), "upholstered": ("fabric", None),
     "enamel": ("painted_metal", None), "enamelled": ("painted_metal", None), "gold": ("brushed_metal", "gold"),
-    "golden": ("brushed_metal", "gold"), "silver": ("brushed_metal", "aluminium"),
+    "golden": ("brushed_metal", "gold"), "silver": ("brushed_metal", "silver"),
     "linen": ("fabric", "beige"), "cotton": ("fabric", None), "wool": ("fabric", "grey"),
     "velvet": ("fabric", "burgundy"), "canvas": ("fabric", "beige"),
     "leather": ("fabric", "charcoal"), "rubber": ("rubber", None),
@@ -155,7 +170,7 @@ _STOP = {
 }
 
 _CLAUSE = re.compile(r"\s(?:with|that|which|having|featuring|where|whose|including|without|in|made of|on|and|plus|"
-                     r"sitting|standing|next|beside)\s|\s[-–]\s|[,;:.(]")
+                     r"sitting|standing|next|beside|for|holding|containing|to)\s|\s[-–]\s|[,;:.(]")
 
 
 @dataclass
@@ -236,6 +251,72 @@ def _colours() -> dict[str, Any]:
     return COLOURS
 
 
+#: Words after which a chatty request names its object ("… and need a comfy couch", "can you make me a lamp").
+_LEAD_IN = re.compile(r"\b(?:need|needs|want|wants|looking for|would like|'d like|make me|build me|give me|"
+                      r"get me|create|generate|model|design)\s+")
+
+
+def _edits(a: str, b: str, limit: int) -> int:
+    """Damerau–Levenshtein distance (adjacent swaps count one) of ``a`` and ``b``; ``limit + 1`` once above it."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        if min(cur) > limit:
+            return limit + 1
+        prev2, prev = prev, cur
+    return prev[-1]
+
+
+#: Embedding similarity a compound ending in one of ``COMPOUND_HEADS`` needs to map to another noun with that head.
+COMPOUND_SIMILARITY = 0.8
+
+_KNOWN_WORDS: set[str] | None = None
+
+
+def _known_words() -> set[str]:
+    """Whole words of the text encoder's vocabulary (about 20,000 common English words): never respelled."""
+    global _KNOWN_WORDS
+    if _KNOWN_WORDS is None:
+        from seed3d.program.nouns import minilm_dir
+
+        try:
+            _KNOWN_WORDS = {w for w in (minilm_dir() / "vocab.txt").read_text().split() if w.isalpha()}
+        except OSError:
+            _KNOWN_WORDS = set()
+    return _KNOWN_WORDS
+
+
+def _respell(text: str, vocab: dict[str, str]) -> tuple[str, list[str]]:
+    """Misspelt object and part nouns put right ("wardobe", "washing mashine", "drawes"): a word of five letters or
+    more that is neither a known English word nor ours, one edit (two from eight letters) from exactly one of our
+    nouns' words. Returns (text, notes)."""
+    ours = {w for phrase in (*vocab, *COUNT_NOUNS, *FINISH_ROLES) for w in phrase.split() if len(w) >= 4}
+    ours |= {w + "s" for w in ours} | {w[:-1] + "ves" for w in ours if w.endswith("f")}
+    notes: list[str] = []
+
+    def fix(m: re.Match[str]) -> str:
+        word = m.group(0)
+        if len(word) < 5 or word in ours or word in _known_words() or singular(word) in ours:
+            return word
+        limit = 2 if len(word) >= 8 else 1
+        near = sorted(w for w in ours if _edits(word, w, limit) <= limit)
+        if len({singular(w) for w in near}) == 1 and len(near) > 1:  # "drawes": drawer or drawers, one noun
+            near = [next((w for w in near if (w != singular(w)) == word.endswith("s")), near[0])]
+        if len(near) != 1:
+            return word
+        notes.append(f"{word!r} read as {near[0]!r}")
+        return near[0]
+
+    return re.sub(r"[a-z]+", fix, text), notes
+
+
 def _category(text: str, mapper: NounMapper | None) -> tuple[str | None, str, float, str, list[str]]:
     """(category, noun, confidence, how, notes)."""
     from seed3d.program.nouns import vocabulary
@@ -248,7 +329,18 @@ def _category(text: str, mapper: NounMapper | None) -> tuple[str | None, str, fl
     if other is not None:  # "a ceiling fan": the head word names a category that builds another object
         return None, other, 0.0, "rejected", [NounMatch(other, None, other, 1.0, "rejected").message]
     hits = _find_nouns(text, vocab)
+    compound = next((f"{h[2]} {m.group(1)}" for h in hits if h[1] <= max(head_end, 0)
+                     for m in [re.match(r"\s+([a-z]+)\b", text[h[1]:])]
+                     if m and singular(m.group(1)) in COMPOUND_HEADS), None)
+    if compound is not None:  # "a wine rack", "a camera tripod": the last noun is the object
+        return None, compound, 0.0, "rejected", [
+            f"{compound!r} is not an object Seed3D can build (a {singular(compound.split()[-1])}, not a "
+            f"{compound.split()[0]})"]
     head = [h for h in hits if h[1] <= max(head_end, 0)]
+    lead = list(_LEAD_IN.finditer(text))
+    if not head and lead and lead[-1].end() < len(text):
+        # "we just moved into a new flat and need a comfy couch": the object follows the request
+        return _category(text[lead[-1].end():], mapper)
     # part nouns outside the head clause ("with two doors", "a shelf") or after a count ("cupboard - 2 doors")
     # are parts, not objects
     counted = {h for h in hits if h[2] in COUNT_NOUNS and _COUNT_BEFORE.search(text[:h[0]])}
@@ -278,6 +370,12 @@ def _category(text: str, mapper: NounMapper | None) -> tuple[str | None, str, fl
     if mapper is None:
         return None, noun, 0.0, "none", [f"{noun!r} is not a known object noun"]
     match = mapper.map(noun)
+    if match.category is not None and singular(noun.split()[-1]) in COMPOUND_HEADS \
+            and match.similarity < COMPOUND_SIMILARITY and match.word.split()[0] != noun.split()[0]:
+        # "a bicycle rack" is not a towel rack: one head noun, another object
+        return None, noun, float(match.similarity), "rejected", [
+            f"{noun!r} is not an object Seed3D can build: the nearest known noun is {match.word!r} (similarity "
+            f"{match.similarity:.2f} < {COMPOUND_SIMILARITY} for a compound whose head is {noun.split()[-1]!r})"]
     if match.category is None:
         return None, noun, float(match.similarity), "rejected", [match.message]
     return match.category, noun, float(match.similarity), "embedding", [match.message]
@@ -290,7 +388,7 @@ def _count_pattern() -> re.Pattern[str]:
     nums = "|".join(sorted(map(re.escape, COUNT_WORDS), key=len, reverse=True))
     nouns = "|".join(sorted({re.escape(n) for n in COUNT_NOUNS}, key=len, reverse=True))
     # up to two words between ("two oak doors"), but never across a clause: "a bookshelf without doors" counts none
-    gap = r"(?:(?!(?:without|with|and|or|no|not|never)\b)[a-z]+\s+){0,2}?"
+    gap = r"(?:(?!(?:without|with|and|or|no|not|never)\b)[a-z][a-z-]*\s+){0,2}?"
     return re.compile(r"\b(\d+|" + nums + r")(?:\s+|-)" + gap + r"(" + nouns + r")(?:e?s|ves|ged|ed)?\b")
 
 
@@ -712,7 +810,8 @@ def _reassign(size: dict[str, float], dims: tuple[str, ...], cat: Any) -> dict[s
 
     def cost(order: tuple[str, ...]) -> float:
         fit = sum(abs(np.log(v / typical[d])) for v, d in zip(values, order, strict=True))
-        return float(fit) - (_ORDER_PRIOR if order == dims else 0.0)
+        # the written order, then its first number as the width ("100 x 120 cm" for a window: width x height)
+        return float(fit) - (_ORDER_PRIOR if order == dims else _ORDER_PRIOR / 2 if order[0] == dims[0] else 0.0)
 
     best = min(itertools.permutations(("width", "depth", "height"), len(dims)), key=cost)
     out = {k: v for k, v in size.items() if k not in dims}
@@ -726,9 +825,19 @@ def _sizes(prog: Program, t: _Text, params: dict[str, Any]) -> None:
 
     cat = CATEGORIES[prog.category]  # type: ignore[index]
     groups: list[tuple[str, ...]] = []
-    prog.size = parse_size_text(t.text, groups)
+    assumed: list[str] = []
+    prog.size = parse_size_text(t.text, groups, assumed)
     for dims in groups:
         prog.size = _reassign(prog.size, dims, cat)
+    nominal = NOMINAL_DIMENSION.get(prog.category or "")
+    if nominal and "longest" in prog.size and nominal not in prog.size:
+        prog.size[nominal] = prog.size.pop("longest")  # "an 18 inch dishwasher" is 18 inches wide
+        prog.placed.append(f"a bare measurement of a {prog.category} is its {nominal}")
+    for phrase in assumed:
+        prog.placed.append(f"{phrase.rsplit(' (', 1)[0]!r} has no unit: read in {phrase.rsplit('(', 1)[1][:-1]}")
+        at = t.text.find(phrase.rsplit(" (", 1)[0])
+        if at >= 0:
+            t.claim(at, at + len(phrase.rsplit(" (", 1)[0]))
     round_object = any(n in cat.params for n in ("radius", "seat_radius"))
     if round_object and "depth" in prog.size and "height" not in prog.size:
         prog.size["height"] = prog.size.pop("depth")  # "a bowl 6 cm deep"
@@ -769,7 +878,11 @@ def parse_text(text: str, mapper: NounMapper | None = None, seed: int = 0, embed
     low = " ".join(text.lower().replace("×", " x ").split())
     if mapper is None and embed:
         mapper = default_mapper()
+    from seed3d.program.nouns import vocabulary
+
+    low, respelt = _respell(low, mapper.vocab if mapper is not None else vocabulary())
     category, noun, conf, how, notes = _category(low, mapper)
+    notes = respelt + notes
     prog = Program(category, {}, conf, "text", how, noun, notes=notes)
     if category is None:
         prog.unplaced = [w for w in re.findall(r"[a-z][a-z'-]*", low) if w not in _STOP]

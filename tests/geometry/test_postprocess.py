@@ -191,8 +191,12 @@ def test_clean_shell_errors() -> None:
     ("box, 40 x 30 x 20 cm (H x W x D)", {"height": 0.4, "width": 0.3, "depth": 0.2}),
     ("80 cm tall with a 60 cm by 40 cm footprint", {"height": 0.8, "width": 0.6, "depth": 0.4}),
     ("30 in. wide", {"width": 0.762}),
+    ("desk 120x60", {"width": 1.2, "depth": 0.6}),  # no unit: centimetres
+    ("80 wide 202 high", {"width": 0.8, "height": 2.02}),
+    ("a 600 wide base unit", {"width": 0.6}),  # no unit, above 400: millimetres
 ])
 def test_size_phrasings(text: str, dims: dict[str, float]) -> None:
+    assert parse_size_text("a 2x4 plank") == {}  # no unit and too small for centimetres: not read
     got = parse_size_text(text)
     assert got.keys() == dims.keys()
     for k, v in dims.items():

@@ -187,3 +187,40 @@ def test_an_object_its_category_does_not_build_is_refused() -> None:
         prog = parse_text(text, embed=False)
         assert prog.category is None and "is not an object Seed3D can build" in prog.notes[0], prog.notes
     assert parse_text("a standing fan", embed=False).category == "fan"
+
+
+def test_misspelt_nouns_are_read_and_said() -> None:
+    """One edit from exactly one of our nouns (two from eight letters), and not an English word: put right, noted."""
+    prog = parse_text("Four-door wardobe with two drawers", embed=False)
+    assert prog.category == "wardrobe" and prog.params["doors"] == 4
+    assert any("'wardobe' read as 'wardrobe'" in n for n in prog.notes)
+    chest = parse_text("chest of drawes 5 drawers pine", embed=False)
+    assert chest.category == "dresser" and chest.params["drawers"] == 5
+    assert parse_text("a chart", embed=False).category is None  # an English word is never respelled into "chair"
+
+
+def test_a_compound_whose_head_is_another_object_is_refused() -> None:
+    for text in ("a camera tripod", "a laptop bag", "a wine rack holding 12 bottles", "a dog bed", "a bath mat"):
+        prog = parse_text(text)
+        assert prog.category is None, (text, prog.category, prog.notes)
+    assert parse_text("a tv stand", embed=False).category == "tv_stand"  # a known compound is built
+
+
+def test_the_object_after_a_chatty_request_and_before_for() -> None:
+    couch = parse_text("we just moved into a new flat and need a comfy grey fabric couch", embed=False)
+    assert couch.category == "sofa"
+    assert parse_text("toaster for the kitchen counter", embed=False).category == "toaster"
+    assert parse_text("wireless computer mouse for my laptop", embed=False).category == "mouse"
+
+
+def test_numbers_without_units_and_bare_measurements_of_appliances() -> None:
+    """Unit-less furniture numbers are centimetres (said in the report); appliances are sold by their width; a
+    window's "100x120" is width x height."""
+    shelf = parse_text("book shelf in birch, 80 wide 202 high", embed=False)
+    assert shelf.size == {"width": pytest.approx(0.8), "height": pytest.approx(2.02)}
+    assert any("no unit" in p for p in shelf.placed)
+    assert parse_text("writing desk, 120x60", embed=False).size == {"width": pytest.approx(1.2),
+                                                                    "depth": pytest.approx(0.6)}
+    assert parse_text("an 18 inch dishwasher", embed=False).size == {"width": pytest.approx(0.4572)}
+    window = parse_text("casement window, white frame, 100x120 cm", embed=False)
+    assert window.size == {"width": pytest.approx(1.0), "height": pytest.approx(1.2)}
