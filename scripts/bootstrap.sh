@@ -10,12 +10,13 @@ extras=""
 # System packages: libusb for open3d, Mesa EGL/GL for the CPU rasterizer (moderngl on EGL).
 # Node.js + npm (when missing) to vendor the web page's three.js. With --dev, Chromium too: the web page's
 # browser tests drive /usr/bin/chromium; and PostgreSQL's server binaries (when no initdb is found): the store and
-# service tests start a throwaway cluster of their own (tests/api/postgres.py), none is left running.
+# service tests start a throwaway cluster of their own (tests/api/postgres.py), none is left running. And
+# liburdfdom-tools: urdfdom's check_urdf, one of the export tests' independent validators.
 need=()
 sys_pkgs=(libusb-1.0-0 libegl1 libegl-mesa0 libgl1-mesa-dri libgles2)
 command -v npm >/dev/null || sys_pkgs+=(nodejs npm)
 if [[ -n "$extras" ]]; then
-  sys_pkgs+=(chromium)
+  sys_pkgs+=(chromium liburdfdom-tools)
   command -v initdb >/dev/null || compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || sys_pkgs+=(postgresql)
 fi
 for pkg in "${sys_pkgs[@]}"; do
@@ -50,6 +51,17 @@ if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
 fi
 # The web page's vendored npm files (api/static/vendor/, git-ignored).
 scripts/build_web.sh
+# With --dev: the Khronos glTF validator (npm gltf-validator, pinned by tests/export/gltf_validator/package-lock.json)
+# in tests/export/gltf_validator/node_modules/ (git-ignored), for tests/export/test_independent_validators.py.
+if [[ -n "$extras" ]]; then
+  gv=tests/export/gltf_validator
+  gv_want="$(sha256sum < "$gv/package-lock.json" | cut -c1-16)"
+  if [[ "$(cat "$gv/node_modules/.seed3d-installed" 2>/dev/null)" != "$gv_want" ]]; then
+    echo "bootstrap: npm ci in $gv (gltf-validator)"
+    (cd "$gv" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
+    echo "$gv_want" > "$gv/node_modules/.seed3d-installed"
+  fi
+fi
 # With --dev: .venv-blender (bpy 4.5 LTS needs numpy<2) for the Blender add-on's headless tests.
 if [[ -n "$extras" ]]; then scripts/blender_venv.sh; fi
 echo "bootstrap: ready ($(.venv/bin/python -c 'import seed3d; print("seed3d", seed3d.__version__)'))"
