@@ -12,6 +12,11 @@ Run: ``python eval/bench_service.py`` → writes eval/results/service.json (take
    when it is idle; figures are milliseconds and the poll/healthz ratio of medians.
 3. **kill -9 of a worker mid-job**: the worker process is killed during the geometry stage; recorded: final
    status, attempts, each attempt's outcome, seconds from the kill to success.
+   **kill -9 of the server** (the uvicorn process alone; its worker, running a job, is orphaned) and **of both**
+   (the server's process group: server and worker together), each during a job's geometry stage, then a new
+   server on the same data folder and job store; recorded: who finished the job, attempts and outcomes, seconds
+   from the restart to the retry's start and to success, seconds of work redone, exactly once, and whether any
+   old worker still runs afterwards.
 4. **Schemathesis**: every operation of the OpenAPI schema fuzzed in-process with every check, on data the
    schema calls valid and on data it calls invalid (bounded examples); cases, status classes, 5xx, failures.
 
@@ -55,6 +60,7 @@ class Server:
     """``python -m api`` in a subprocess."""
 
     def __init__(self, data_dir: Path, queue_limit: int, database_url: str | None = None) -> None:
+        self.queue_limit = queue_limit
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.data_dir = data_dir
@@ -65,8 +71,9 @@ class Server:
                "--queue-limit", str(queue_limit), "--log-level", "warning"]
         if database_url:
             cmd += ["--database-url", database_url]
-        with open(self.log, "wb") as out:
-            self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        with open(self.log, "ab") as out:  # a session of its own: its workers share its process group (kill -9 both)
+            self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                         start_new_session=True)
         deadline = time.monotonic() + 180
         while True:
             if self.proc.poll() is not None:
@@ -95,7 +102,14 @@ class Server:
                 pids.append(int(entry.name))
         return pids
 
+    def restart(self) -> Server:
+        """A new server on the same data folder and job store (this one is dead)."""
+        return Server(self.data_dir, self.queue_limit, None if self.database_url.startswith("sqlite") else
+                      self.database_url)
+
     def stop(self) -> None:
+        if self.proc.poll() is not None:
+            return
         self.proc.terminate()
         try:
             self.proc.wait(timeout=60)
@@ -205,6 +219,84 @@ def kill_worker(server: Server) -> dict[str, Any]:
             "seconds_from_kill_to_success": round(recovered, 1), "files": [f["name"] for f in done["files"]]}
 
 
+def _alive(pid: int) -> bool:
+    from api.worker import process_alive
+
+    return process_alive(pid)
+
+
+def _wait_gone(pids: list[int], timeout: float) -> list[int]:
+    """Wait until none of ``pids`` runs (or ``timeout``); the pids still running."""
+    deadline = time.monotonic() + timeout
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return [p for p in pids if _alive(p)]
+
+
+def kill_server(server: Server, what: str) -> tuple[dict[str, Any], Server]:
+    """kill -9 of the server (``what="server"``: the uvicorn process alone, its worker runs on as an orphan) or of
+    the server and its workers together (``"both"``: the process group) while the worker runs a job in its geometry
+    stage; then a new server starts on the same data folder and job store. Returns the figures and the new server.
+
+    Recorded: who finished the job, its attempts and their outcomes, seconds from the restart (the new server's
+    process start) to the retry's start and to success, seconds of work redone (the killed attempt's run time),
+    exactly once (one succeeded attempt, one published folder, no run folder left), and that the old workers are
+    gone afterwards (an orphan stops after its job: its parent is gone)."""
+    from api.store import JobStore
+
+    with httpx.Client(base_url=server.url, timeout=120) as client:
+        job = client.post("/v1/generations", json={**FAST, "seed": 5 if what == "server" else 7}).json()
+        deadline = time.monotonic() + 300
+        while True:
+            cur = client.get(f"/v1/generations/{job['id']}").json()
+            if cur["status"] == "running" and cur["stage"] == "geometry":
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"job never reached the geometry stage: {cur}")
+            time.sleep(0.1)
+    workers = server.worker_pids()
+    t_kill = time.time()
+    if what == "both":
+        os.killpg(server.proc.pid, signal.SIGKILL)
+    else:
+        os.kill(server.proc.pid, signal.SIGKILL)
+    server.proc.wait()
+    t_restart = time.time()
+    new = server.restart()
+    ready = time.time()
+    with httpx.Client(base_url=new.url, timeout=120) as client:
+        done = _wait(client, job["id"])
+    t_done = time.time()  # a bound: the poll that saw the end
+    orphans_left = _wait_gone(workers, timeout=600)
+    store = JobStore(new.database_url, create=False)
+    attempts = store.attempts(job["id"])
+    store.close()
+    outcomes = [a["outcome"] for a in attempts]
+    job_dir = new.data_dir / "jobs" / job["id"]
+    published = sorted(p.name for p in job_dir.iterdir() if p.name != "input.png")
+    first, last = attempts[0], attempts[-1]
+    killed_pids = {str(p) for p in workers}
+    out: dict[str, Any] = {
+        "killed": "server (uvicorn, kill -9 of its pid); its worker ran on" if what == "server" else
+                  "server and its workers (kill -9 of the process group)",
+        "stage_at_kill": cur["stage"], "progress_at_kill": cur["progress"],
+        "final_status": done["status"], "attempts": done["attempts"], "attempt_outcomes": outcomes,
+        "attempt_workers": [a["worker"] for a in attempts],
+        "finished_by": "the old server's worker (orphaned)" if last["worker"].split(":")[1] in killed_pids
+                       else "the new server's worker",
+        "retried": len(attempts) > 1,
+        "finished_exactly_once": outcomes.count("succeeded") == 1 and done["status"] == "succeeded"
+                                 and published == [f"files-{done['attempts']}"],
+        "published": published,
+        "seconds_kill_to_restart": round(t_restart - t_kill, 2),
+        "seconds_restart_to_ready": round(ready - t_restart, 1),
+        "seconds_restart_to_retry_start": round(last["started_at"] - t_restart, 1) if len(attempts) > 1 else None,
+        "seconds_restart_to_success": round((last["ended_at"] or t_done) - t_restart, 1),
+        "seconds_redone": round(t_kill - first["started_at"], 1) if len(attempts) > 1 else 0.0,
+        "old_workers_still_running": orphans_left}
+    return out, new
+
+
 def fuzz(max_examples: int) -> dict[str, Any]:
     """Every operation, on valid and on invalid data, every schemathesis check (as tests/api/test_schemathesis.py:
     a refusal of an image whose pixels JSON Schema cannot describe is not counted as a failure)."""
@@ -272,7 +364,8 @@ def main() -> None:
     args = parser.parse_args()
     started = time.time()
     doc: dict[str, Any] = {"benchmark": "REST service reliability (live server, 1 local worker, 2 CPU cores)",
-                           "command": f"python eval/bench_service.py --examples {args.examples}",
+                           "command": f"python eval/bench_service.py --submissions {args.submissions} "
+                                      f"--polls {args.polls} --examples {args.examples} --backends {args.backends}",
                            "machine": platform.machine(), "cpus": os.cpu_count(), "python": platform.python_version()}
     for backend in args.backends.split(","):
         cluster = None
@@ -287,12 +380,16 @@ def main() -> None:
         part: dict[str, Any] = {}
         try:
             with tempfile.TemporaryDirectory() as tmp:
-                server = Server(Path(tmp) / "data", queue_limit=10, database_url=url)
+                servers = [Server(Path(tmp) / "data", queue_limit=10, database_url=url)]
                 try:
-                    part.update(concurrent(server, args.submissions, args.polls))
-                    part["kill9"] = kill_worker(server)
+                    part.update(concurrent(servers[0], args.submissions, args.polls))
+                    part["kill9"] = kill_worker(servers[0])
+                    for what in ("server", "both"):
+                        part[f"kill9_{what}"], new = kill_server(servers[-1], what)
+                        servers.append(new)
                 finally:
-                    server.stop()
+                    for server in servers:
+                        server.stop()
         finally:
             if cluster is not None:
                 cluster.stop()

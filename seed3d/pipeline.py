@@ -846,7 +846,7 @@ def finish_asset(asset: Asset, out: PathType, *, formats: Sequence[str] = DEFAUL
             boundary("validate")
             t0 = time.perf_counter()
             report("validate", 0.0, "physics engines")
-            validation = validate_path(tmp)
+            validation = validate_path(tmp, progress=lambda f, m: report("validate", 0.5 * f, m))
             for attempt in range(REPAIR_ROUNDS if repair and ready.joints else 0):
                 failed = [c.name for c in validation.failures]
                 if not drifts(failed):
@@ -855,11 +855,14 @@ def finish_asset(asset: Asset, out: PathType, *, formats: Sequence[str] = DEFAUL
                 held, changed = hold_joints(ready)
                 if not changed:
                     break
-                report("validate", 0.5, "repairing: joints that hold their parts at rest")
+                # each round's checks report within its share of the second half (the bar never goes back)
+                low, high = 0.5 + 0.5 * attempt / REPAIR_ROUNDS, 0.5 + 0.5 * (attempt + 1) / REPAIR_ROUNDS
+                report("validate", low, "repairing: joints that hold their parts at rest")
                 held.save(tmp, overwrite=True)
                 if formats:
                     export_asset(held, tmp, formats=tuple(formats))
-                again = validate_path(tmp)
+                again = validate_path(tmp, progress=lambda f, m, low=low, high=high:
+                                      report("validate", low + (high - low) * f, m))
                 notes.append(f"repaired (round {attempt + 1}) after {', '.join(failed)} failed "
                              f"({'now passes' if again.passed else 'still fails'}): " + "; ".join(changed))
                 log.info("%s: %s", ready.name, notes[-1])

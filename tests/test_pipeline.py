@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 from pathlib import Path
@@ -240,6 +241,53 @@ def test_run_job_writes_a_complete_folder_atomically(tiny_weights: Path, tmp_pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.png", "job"]  # no temporary folders left
     with pytest.raises(InvalidInputError, match="exists"):
         run_job(spec, out, pipe=pipe)
+
+
+def test_progress_goes_forward_and_every_stage_reports_from_inside(tiny_weights: Path, tmp_path: Path) -> None:
+    """Issue 57 item 9: progress that looks alive. Counted, not timed: each stage reports several times from inside
+    its work (sampler steps, extraction batches, mesh clean-up steps, segmentation steps and parts, checks), the
+    stages come once each in order, and neither a stage's fraction nor the service's overall figure goes back."""
+    from api.worker import _Progress
+    from seed3d.pipeline import GEOMETRY_MESSAGES
+
+    spec = JobSpec(image=str(noise_image(tmp_path / "in.png")), seed=1, generator="learned", texture_size=128,
+                   formats=("glb", "urdf", "mjcf"), **FAST)
+    events: list[tuple[str, float, str]] = []
+    run_job(spec, tmp_path / "job", pipe=Seed3DPipeline.from_pretrained(tiny_weights),
+            progress=lambda s, f, m: events.append((s, float(f), m)))
+    order = [*spec.stages, *POST_STAGES]
+    assert list(dict.fromkeys(s for s, _, _ in events)) == order
+    blocks = [s for i, (s, _, _) in enumerate(events) if i == 0 or events[i - 1][0] != s]
+    assert blocks == order  # each stage reports in one run of events: no stage comes back
+    for stage in order:
+        fractions = [f for s, f, _ in events if s == stage]
+        assert all(0.0 <= f <= 1.0 + 1e-9 for f in fractions), (stage, fractions)
+        assert all(b >= a - 1e-9 for a, b in itertools.pairwise(fractions)), (stage, fractions)  # float rounding
+    counts = {stage: sum(s == stage for s, _, _ in events) for stage in order}
+    steps = FAST["steps"]
+    assert counts["geometry"] >= 2 * steps + 8, counts  # per coarse step, extraction batch, clean-up step
+    geometry_messages = {m for s, _, m in events if s == "geometry"}
+    assert {GEOMETRY_MESSAGES[p] for p in ("condition", "coarse", "extract", "postprocess")} <= geometry_messages
+    assert counts["parts"] >= 6, counts  # per segmentation step and per part completed
+    assert counts["validate"] >= 5, counts  # per check
+    assert all(counts[s] >= 2 for s in ("texture", "articulation", "physics", "export", "preview")), counts
+
+    class Recorder:  # the store the service's progress writes to
+        def __init__(self) -> None:
+            self.values: list[float] = []
+
+        def set_progress(self, job_id: str, worker: str, stage: str | None, progress: float, message: str) -> bool:
+            self.values.append(progress)
+            return True
+
+    store = Recorder()
+    shown = _Progress(store, "job", "worker", order)  # type: ignore[arg-type]  # the figure a job resource shows
+    before = 0.0
+    for stage, fraction, message in events:
+        shown(stage, fraction, message)
+        assert shown.value >= before
+        before = shown.value
+    assert store.values == sorted(store.values) and store.values[-1] > 80.0
 
 
 def test_run_job_refuses_bad_specs_before_loading_and_stops_on_cancel(tiny_weights: Path, tmp_path: Path) -> None:

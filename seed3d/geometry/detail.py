@@ -236,12 +236,12 @@ def _surface_samples(mesh: Mesh, spacing: float) -> np.ndarray:
 
 
 def coarse_support(source: np.ndarray | Mesh, resolution: int = 32, dilation: int = 1,
-                   max_tokens: int = 1024) -> np.ndarray:
+                   max_tokens: int = 1024, progress: Callable[[float], None] | None = None) -> np.ndarray:
     """Voxel centres (M, 3) float32 of the coarse surface: voxelised on a ``resolution``^3 grid over [-1, 1]^3,
     dilated by ``dilation`` voxels (26-neighbourhood), thinned to ``max_tokens`` by farthest-point sampling.
 
     ``source`` is (N, 3) surface points or a :class:`~seed3d.asset.Mesh` (sampled; both in the normalised cube).
-    Deterministic; centres come in lexicographic voxel order."""
+    Deterministic; centres come in lexicographic voxel order. ``progress(fraction)`` as the tokens are thinned."""
     if resolution < 2 or dilation < 0 or max_tokens < 1:
         raise InvalidInputError(f"need resolution >= 2, dilation >= 0, max_tokens >= 1; got {resolution}, "
                                 f"{dilation}, {max_tokens}")
@@ -272,7 +272,7 @@ def coarse_support(source: np.ndarray | Mesh, resolution: int = 32, dilation: in
     centres = ((cells + 0.5) * voxel - 1.0).astype(np.float32)
     if len(centres) > max_tokens:
         log.info("coarse support: thinning %d voxels to %d tokens", len(centres), max_tokens)
-        pick = farthest_point_sample(torch.from_numpy(centres)[None], max_tokens)[0].numpy()
+        pick = farthest_point_sample(torch.from_numpy(centres)[None], max_tokens, progress=progress)[0].numpy()
         centres = centres[np.sort(pick)]
     return centres
 
@@ -291,21 +291,27 @@ def snap_to_surface(support: np.ndarray, surface: np.ndarray, reach: float) -> n
     return (support + step).astype(np.float32)
 
 
-def detail_start(vae: ShapeVAE, coarse: Mesh, config: DetailFlowConfig, seed: int = 0
-                 ) -> tuple[np.ndarray, torch.Tensor]:
+def detail_start(vae: ShapeVAE, coarse: Mesh, config: DetailFlowConfig, seed: int = 0,
+                 progress: Callable[[float], None] | None = None) -> tuple[np.ndarray, torch.Tensor]:
     """Where stage 2 starts for a coarse mesh (normalised frame): its support (M, 3) (:func:`coarse_support` with
     ``config``'s settings) and its state there (M, channels), in the VAE's units: the mesh re-encoded by ``vae``
     (surface samples drawn with ``seed``) at the support or, with ``anchor_offsets``, at the support snapped onto
-    the mesh, those offsets after the feats."""
-    support = coarse_support(coarse, config.resolution, config.dilation, config.max_tokens)
+    the mesh, those offsets after the feats. ``progress(fraction)`` is called after each step."""
+    report = progress or (lambda _f: None)
+    support = coarse_support(coarse, config.resolution, config.dilation, config.max_tokens,
+                             progress=lambda f: report(0.3 * f))
+    report(0.3)
     anchors = support
     if config.anchor_offsets:
         anchors = snap_to_surface(support, _surface_samples(coarse, 2.0 / config.resolution), config.snap_reach)
+    report(0.45)
     pts, nrm, _ = coarse.sample_surface(vae.config.surface_points, seed=seed)
+    report(0.5)
     dev = next(vae.parameters()).device
     t = lambda a: torch.from_numpy(np.ascontiguousarray(a, np.float32))[None].to(dev)  # noqa: E731
     with torch.no_grad():
         latent = vae.encode(t(pts), t(nrm), anchors=t(anchors))
+    report(1.0)
     state = latent.feats[0].float().cpu()
     if config.anchor_offsets:
         state = torch.cat([state, torch.from_numpy(anchors - support)], -1)

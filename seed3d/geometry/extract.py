@@ -80,8 +80,10 @@ class ExtractionStats:
 class _Lattice:
     """The sdf sampled on the fine lattice: a sorted table of evaluated points plus fallbacks for the rest."""
 
-    def __init__(self, sdf: SDFFunction, resolution: int, bound: float, level: float, batch: int) -> None:
+    def __init__(self, sdf: SDFFunction, resolution: int, bound: float, level: float, batch: int,
+                 tick: Callable[[float], None] | None = None) -> None:
         self.sdf, self.n, self.bound, self.level, self.batch = sdf, resolution, bound, level, batch
+        self.tick = tick  # called with the share of one evaluation done, after each sdf batch
         self.h = 2.0 * bound / resolution
         self.eps = np.float32(level + 1e-4 * self.h) - np.float32(level)  # nudge off exact level hits
         if not self.eps > 0:
@@ -114,6 +116,8 @@ class _Lattice:
                 raise InvalidInputError(
                     f"sdf must return one distance per point, shape ({len(pts)},); got {val.shape}")
             out[start:start + len(pts)] = val.reshape(-1)
+            if self.tick is not None:
+                self.tick((start + len(pts)) / len(q))
         bad = ~np.isfinite(out)
         if bad.any():
             raise InvalidInputError(f"sdf returned {int(bad.sum())} non-finite values (NaN or inf) at lattice "
@@ -272,9 +276,13 @@ def extract_surface(sdf: SDFFunction, resolution: int = 256, coarse: int = 32, b
 
     t0 = time.perf_counter()
     stats = ExtractionStats(resolution=int(resolution), coarse=int(coarse))
-    lat = _Lattice(sdf, int(resolution), float(bound), float(level), int(batch))
-    lv = np.float32(level)
     report = progress or (lambda _f: None)
+    # refinement (levels 0..levels) fills [0, 0.5] of the progress, meshing (0.5, 1]; the evaluations in flight
+    # report per sdf batch within their share ``span`` (a level's, or its split chunk's)
+    span = [0.0, 0.5 / (levels + 1)]
+    lat = _Lattice(sdf, int(resolution), float(bound), float(level), int(batch),
+                   tick=None if progress is None else lambda f: report(span[0] + (span[1] - span[0]) * f))
+    lv = np.float32(level)
 
     # ---- level 0: the dense coarse lattice
     size = 2 ** levels  # cell size in fine lattice units
@@ -308,6 +316,7 @@ def extract_surface(sdf: SDFFunction, resolution: int = 256, coarse: int = 32, b
 
     kept = classify(0, size, lower, corners)
     lat.finish_level(0)
+    report(0.5 / (levels + 1))
     del corners, lower, vol, dev
     for lvl in range(1, levels + 1):
         n_kept = len(kept)
@@ -324,6 +333,8 @@ def extract_surface(sdf: SDFFunction, resolution: int = 256, coarse: int = 32, b
         parts: list[np.ndarray] = []
         for start in range(0, n_kept, _SPLIT_CHUNK):
             parents = kept[start:start + _SPLIT_CHUNK]
+            share = 0.5 / (levels + 1)
+            span[:] = [share * (lvl + start / n_kept), share * (lvl + (start + len(parents)) / n_kept)]
             keys27 = lat.key(parents[:, None, :] + half * _OFF27[None])
             pkeys, pinv = np.unique(keys27[:, _PARENT_CORNERS], return_inverse=True)
             shared = lat.values(pkeys)[pinv.reshape(-1, 8)]  # corners of kept cells: all evaluated already
@@ -340,7 +351,7 @@ def extract_surface(sdf: SDFFunction, resolution: int = 256, coarse: int = 32, b
         del parts
         lat.finish_level(lvl)
         size = half
-        report(0.5 * lvl / levels)
+        report(0.5 * (lvl + 1) / (levels + 1))
     else:
         stats.active_cells.append(len(kept))
 
@@ -376,6 +387,7 @@ def extract_surface(sdf: SDFFunction, resolution: int = 256, coarse: int = 32, b
         grow: list[np.ndarray] = []
         for start in range(0, len(pending), chunk):
             bk = pending[start:start + chunk]
+            span[:] = [0.5 + 0.5 * min(meshed / len(bkey), 0.99), 0.5 + 0.5 * min((meshed + len(bk)) / len(bkey), 0.99)]
             borg = np.stack([bk // (nblocks * nblocks), (bk // nblocks) % nblocks, bk % nblocks], 1) * block
             vols = lat.at((borg[:, None, :] + off[None]).reshape(-1, 3)).reshape((len(bk),) + (block + 1,) * 3)
             for i in range(len(bk)):

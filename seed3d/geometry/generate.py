@@ -39,6 +39,10 @@ from seed3d.typed import PathType
 log = logging.getLogger(__name__)
 
 StageCallback = Callable[[str, float], None]
+#: Share of the detail phase's progress spent placing its start (support, re-encoding); the flow's steps the rest.
+DETAIL_START_SHARE = 0.1
+#: Lattice points per sdf call in surface extraction: each call reports progress (a few seconds each on a busy CPU).
+EXTRACT_BATCH = 16384
 #: The phases ``ShapeGenerator.generate`` reports, in order, with the share of the stage's time each takes on the
 #: CPU at default settings (the pipeline maps them onto one monotonic progress bar).
 GEOMETRY_PHASES: dict[str, float] = {"condition": 0.05, "coarse": 0.3, "detail": 0.3, "extract": 0.25,
@@ -156,22 +160,28 @@ class ShapeGenerator:
         cond, mask, _ = self._encode(image, text, prior=False)
         return cond, mask
 
-    def _encode(self, image: ImageSource | None, text: str | None, prior: bool
+    def _encode(self, image: ImageSource | None, text: str | None, prior: bool,
+                progress: Callable[[float], None] | None = None
                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
-        """``condition``'s tokens and mask and, when ``prior`` is asked for, ``shape_prior`` (one image encoding)."""
+        """``condition``'s tokens and mask and, when ``prior`` is asked for, ``shape_prior`` (one image encoding);
+        ``progress(fraction)`` after the image and the text are prepared."""
+        report = progress or (lambda _f: None)
         if image is None and (text is None or not text.strip()):
             raise InvalidInputError("give an image, a text or both")
         images = None
         if image is not None:
             images = to_tensor(preprocess_image(image, size=self.conditioner.image_size)).to(self.device)
+            report(0.3)
         tokens = mask = None
         if text is not None and text.strip():
             if self._text is None:
                 from seed3d.condition.text import default_text_encoder
 
                 self._text = default_text_encoder()
+                report(0.4)
             tokens, mask = self._text.encode_tokens([text])
             tokens, mask = tokens.to(self.device), mask.to(self.device)
+            report(0.6)
         with torch.no_grad():
             feats = None if images is None else self.conditioner.image_encoder(images)
             cond, cond_mask = self.conditioner(images, tokens, mask, image_features=feats)
@@ -216,11 +226,15 @@ class ShapeGenerator:
         report("detail", 0.0)
         gen = torch.Generator(device=self.device).manual_seed(options.seed + 1)
         cfg = self.detail.config
-        support, start = detail_start(self.vae, coarse_mesh(self.flow.config, grid), cfg, seed=options.seed)
+        coarse = coarse_mesh(self.flow.config, grid)
+        report("detail", DETAIL_START_SHARE * 0.1)
+        support, start = detail_start(self.vae, coarse, cfg, seed=options.seed,
+                                      progress=lambda f: report("detail", DETAIL_START_SHARE * (0.1 + 0.9 * f)))
         positions = torch.from_numpy(support).to(self.device)[None]
         scale = cfg.state_scale().to(self.device)
         state = refine(self.detail, positions, start.to(self.device)[None] * scale, cond, mask, steps=options.steps,
-                       guidance=options.guidance, generator=gen, callback=lambda f: report("detail", f))
+                       guidance=options.guidance, generator=gen,
+                       callback=lambda f: report("detail", DETAIL_START_SHARE + (1 - DETAIL_START_SHARE) * f))
         return state_latent(cfg, positions, state / scale)
 
     def extract(self, sdf: SDFFunction, truncation: float, resolution: int, level: float = 0.0,
@@ -228,7 +242,7 @@ class ShapeGenerator:
         """The raw surface (normalised frame) of a field truncated at ``truncation``: its ``level`` set, extracted
         hierarchically at ``resolution`` (``progress(fraction)`` as the levels are refined)."""
         return extract_surface(sdf, resolution=resolution, level=level, coarse=coarse_grid(resolution, truncation),
-                               progress=progress)
+                               progress=progress, batch=EXTRACT_BATCH)
 
     def surface_field(self, grid: np.ndarray, latent: ShapeLatent | None) -> tuple[SDFFunction, float]:
         """The final shape's field and its truncation: stage 2's latent decoded by the VAE, else the coarse field."""
@@ -246,7 +260,8 @@ class ShapeGenerator:
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
         report("condition", 0.0)
-        cond, mask, prior = self._encode(image, text, prior=opts.candidates > 1)
+        cond, mask, prior = self._encode(image, text, prior=opts.candidates > 1,
+                                         progress=lambda f: report("condition", f))
         report("condition", 1.0)
         timings["condition"] = time.perf_counter() - t0
         t0 = time.perf_counter()
@@ -259,9 +274,10 @@ class ShapeGenerator:
         timings["extract"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         report("postprocess", 0.0)
-        shell = clean_shell(raw, target_faces=opts.target_faces)
+        shell = clean_shell(raw, target_faces=opts.target_faces, progress=lambda f: report("postprocess", 0.8 * f))
         size = real_world_size(text, category)
         mesh = to_asset_frame(rest_pose(shell), size)
+        report("postprocess", 0.9)
         if opts.flat_base > 0:  # then scaled back to the size asked for
             mesh = to_asset_frame(flatten_base(mesh, opts.flat_base), size)
         timings["postprocess"] = time.perf_counter() - t0

@@ -15,6 +15,7 @@ import functools
 import logging
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -270,7 +271,8 @@ def decimate(mesh: Mesh, target_faces: int) -> Mesh:
     return mesh
 
 
-def clean_shell(mesh: Mesh, target_faces: int | None = None, min_component_fraction: float = 0.02) -> Mesh:
+def clean_shell(mesh: Mesh, target_faces: int | None = None, min_component_fraction: float = 0.02,
+                progress: Callable[[float], None] | None = None) -> Mesh:
     """One clean, closed, outward-wound manifold shell (plus any other substantial ones) from a raw surface.
 
     Steps: weld (exact, then within 1e-7 of the bounding-box diagonal), drop degenerate, doubled and opposed
@@ -281,8 +283,9 @@ def clean_shell(mesh: Mesh, target_faces: int | None = None, min_component_fract
     when the mesh has more than ``2 × PRE_REDUCE`` times that; see ``decimate``). UVs are dropped.
 
     Raises ``InvalidInputError`` for an empty mesh or bad arguments and ``RepairError`` when no closed,
-    consistently wound shell can be made.
+    consistently wound shell can be made. ``progress(fraction)`` is called after each step.
     """
+    report = progress or (lambda _f: None)
     if not len(mesh.faces):
         raise InvalidInputError("clean_shell needs a mesh with faces; got an empty mesh")
     if not np.isfinite(mesh.vertices).all():
@@ -298,27 +301,37 @@ def clean_shell(mesh: Mesh, target_faces: int | None = None, min_component_fract
     diag = float(np.linalg.norm(hi - lo))
     if not diag > 0:
         raise InvalidInputError("clean_shell: the mesh has an empty bounding box")
-    out = _drop_bad_faces(mesh.welded())
+    out = mesh.welded()
+    report(0.05)
+    out = _drop_bad_faces(out)
     if not len(out.faces):
         raise RepairError("clean_shell: every face is degenerate; nothing is left to repair")
+    report(0.1)
     out = _remove_floaters(out, min_component_fraction)
+    report(0.15)
     if not _is_closed(out) or _has_nonmanifold_vertices(out):
+        report(0.2)
         out = _meshlab_repair(out, 1e-7 * diag)
         if not len(out.faces):
             raise RepairError("clean_shell: repairing non-manifold geometry removed every face")
+        report(0.3)
         out = _remove_floaters(_drop_bad_faces(out), min_component_fraction)
+    report(0.35)
     if not _is_closed(out):
         raise RepairError(
             f"clean_shell: could not close the mesh ({_boundary_edge_count(out)} boundary edges remain after "
             "hole filling); extract it again from the field (seed3d.geometry.extract) rather than repairing")
     out = _orient_outward(out)
+    report(0.45)
     volume = float(_signed_volumes(out, np.zeros(len(out.faces), np.int64), 1)[0])
     if not volume > 1e-9 * diag**3:
         raise RepairError(f"clean_shell: the closed mesh encloses no volume ({volume:.3g}); the input is a flat or "
                           "open sheet, not the surface of a solid")
 
+    report(0.5)
     if target_faces is not None:
         out = decimate(out, int(target_faces))
+    report(1.0)
     log.info("clean_shell: %d faces in, %d out (%d vertices), closed and outward", n_in, len(out.faces),
              len(out.vertices))
     return out

@@ -4,18 +4,20 @@ Fourier positional features."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import torch
 from torch import nn
 
 
 def farthest_point_sample(points: torch.Tensor, count: int, start: torch.Tensor | None = None,
-                          weights: torch.Tensor | None = None) -> torch.Tensor:
+                          weights: torch.Tensor | None = None,
+                          progress: Callable[[float], None] | None = None) -> torch.Tensor:
     """Indices (B, count) of ``count`` points of ``points`` (B, N, 3) chosen greedily far from each other.
 
     The first pick is ``start`` (B,) when given, else the point farthest from the centroid (deterministic).
     ``weights`` (B, N) > 0 make the choice adaptive: each pick maximises distance x weight, so points of weight
-    w end up about w times closer together than points of weight 1."""
+    w end up about w times closer together than points of weight 1. ``progress(fraction)`` every 64 picks."""
     b, n, _ = points.shape
     if count > n:
         raise ValueError(f"cannot choose {count} of {n} points")
@@ -30,6 +32,8 @@ def farthest_point_sample(points: torch.Tensor, count: int, start: torch.Tensor 
         d = (points - points[rows, cur][:, None]).square().sum(-1)
         dist = torch.minimum(dist, d)
         cur = dist.argmax(dim=1) if weights is None else (dist * weights.square()).argmax(dim=1)
+        if progress is not None and (i + 1) % 64 == 0:
+            progress((i + 1) / count)
     return out
 
 

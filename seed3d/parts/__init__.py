@@ -170,7 +170,7 @@ def decompose(mesh: Mesh, segmenter: Segmenter, name: str = "asset", num_parts: 
     report = progress or (lambda f, m: None)
     t0 = time.perf_counter()
     report(0.0, "segmenting")
-    seg = segmenter.segment_mesh(mesh, num_parts)
+    seg = segmenter.segment_mesh(mesh, num_parts, progress=lambda f, m: report(0.5 * f, m))
     whole = by_bodies(mesh, seg) if bodies and num_parts is None else None
     if whole is not None:
         log.info("%s: %d closed bodies; one part each instead of the segmenter's %d", name, len(whole),
@@ -184,8 +184,10 @@ def decompose(mesh: Mesh, segmenter: Segmenter, name: str = "asset", num_parts: 
         return Asset(name, parts, metadata=meta, joints_known=False)
     t1 = time.perf_counter()
     report(0.5, f"completing {seg.num_parts} parts")
-    meshes = complete_parts(seg.mesh, seg.face_part, seg.labels, completion)
+    meshes = complete_parts(seg.mesh, seg.face_part, seg.labels, completion,
+                            progress=lambda f, m: report(0.5 + 0.45 * f, m))
     if target_faces is not None:
+        report(0.95, "decimating parts over the face budget")
         meshes = _within_budget(meshes, target_faces)
     t2 = time.perf_counter()
     kept = [(m, label) for m, label in zip(meshes, seg.labels, strict=True) if m is not None]

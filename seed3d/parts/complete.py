@@ -32,6 +32,7 @@ manifold and outward-oriented.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -832,13 +833,16 @@ def _cavity(patch: _Patch, body: Any, body_v: FloatArray, body_cs: Any, cfg: Com
 
 
 def complete_parts(shell: Mesh, face_part: np.ndarray, labels: list[str],
-                   config: CompletionConfig | None = None) -> list[Mesh | None]:
+                   config: CompletionConfig | None = None,
+                   progress: Callable[[float, str], None] | None = None) -> list[Mesh | None]:
     """One closed, outward-oriented manifold mesh per part of a segmented shell, hidden geometry filled in.
 
     A part that spans no area to build on (a sliver seen edge-on, a few collinear faces, only faces that collapse
     when the vertices are welded) cannot be completed: its entry is None and its faces join the body's. A sheet
     left inside the volume completion gave another part (``CompletionConfig.embedded_sheet``) joins that part: its
-    entry is None too. A body whose patch spans no volume is shaped by the convex hull of the whole shell."""
+    entry is None too. A body whose patch spans no volume is shaped by the convex hull of the whole shell.
+    ``progress(fraction, message)`` is called as the parts are completed."""
+    report = progress or (lambda f, m: None)
     cfg = config or CompletionConfig()
     _m3d()  # fail early with an actionable message when manifold3d is missing
     fp = _check_input(shell, face_part, labels)
@@ -848,7 +852,8 @@ def complete_parts(shell: Mesh, face_part: np.ndarray, labels: list[str],
     b = _body_index(patches)
     body_patch = patches[b]
     body_v = body_patch.v
-    for p in patches:
+    for i, p in enumerate(patches):
+        report(0.3 * i / len(patches), f"closing the patch of {p.label}")
         p.closed, p.hulled = _close_patch(p.v, p.f)
     shape = body_patch.closed if body_patch.closed is not None else _hull(body_v)
     if shape is None:
@@ -874,6 +879,7 @@ def complete_parts(shell: Mesh, face_part: np.ndarray, labels: list[str],
 
     merged: list[int] = []
     for i, p in enumerate(patches):
+        report(0.3 + 0.6 * i / len(patches), f"completing {p.label}")
         if i == b:
             continue
         if p.hulled and p.closed is not None and p.label not in DRAWER_LABELS | PANEL_LABELS:
@@ -911,6 +917,7 @@ def complete_parts(shell: Mesh, face_part: np.ndarray, labels: list[str],
                     "its convex hull" if body is shape else "its hulls" if body is body_patch.closed else
                     "the shell's solid minus the other parts")
 
+    report(0.9, "carving the body")
     cuts = []
     for i in keep:
         p = patches[i]

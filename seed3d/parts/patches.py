@@ -26,6 +26,7 @@ Every step keeps what the model predicted where geometry says nothing, so a smoo
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -313,9 +314,11 @@ class RefinedParts:
     below: np.ndarray
 
 
-def refine_parts(graph: FaceGraph, part: np.ndarray, cfg: RefineConfig | None = None, max_parts: int | None = None
-                 ) -> RefinedParts:
-    """Refine a part id per face with the shell's geometry (see the module doc); ``max_parts`` caps the count."""
+def refine_parts(graph: FaceGraph, part: np.ndarray, cfg: RefineConfig | None = None, max_parts: int | None = None,
+                 progress: Callable[[float], None] | None = None) -> RefinedParts:
+    """Refine a part id per face with the shell's geometry (see the module doc); ``max_parts`` caps the count;
+    ``progress(fraction)`` after each step."""
+    report = progress or (lambda _f: None)
     cfg = cfg or RefineConfig()
     part = np.asarray(part, np.int64)
     if part.shape != (graph.num_faces,) or not len(part) or part.min() < 0:
@@ -324,12 +327,17 @@ def refine_parts(graph: FaceGraph, part: np.ndarray, cfg: RefineConfig | None = 
         raise InvalidInputError(f"max_parts must be at least 1, got {max_parts}")
     component = graph.groups()
     patch = smooth_patches(graph, cfg.sharp_deg)
+    report(0.2)
     snapped = snap_to_patches(graph, part, patch, component, cfg.snap_share)
+    report(0.4)
     split, origin = split_components(graph, snapped, component, cfg.spill, cfg.min_piece, cfg.mount_gap)
+    report(0.6)
     prot, origin2, made, below = split_protrusions(graph, split, component, cfg)
     origin = origin[origin2]
+    report(0.8)
     if max_parts is not None:
         prot = merge_to_count(graph, prot, max_parts)
+    report(1.0)
     used, final = np.unique(prot, return_inverse=True)
     log.debug("refined %d parts into %d (%d patches, %d components)", int(part.max()) + 1, len(used),
               int(patch.max()) + 1, int(component.max()) + 1)

@@ -12,7 +12,7 @@ per face: a full segmentation of the shell.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -252,10 +252,13 @@ class Segmenter:
         part = self._assign(feat, q, pxyz, pn, normals)
         return _compact(part, labels, scores)
 
-    def segment_mesh(self, mesh: Mesh, num_parts: int | None = None) -> MeshSegmentation:
-        """Parts of a mesh (one shell or several pieces): a part id per face of the subdivided mesh."""
+    def segment_mesh(self, mesh: Mesh, num_parts: int | None = None,
+                     progress: Callable[[float, str], None] | None = None) -> MeshSegmentation:
+        """Parts of a mesh (one shell or several pieces): a part id per face of the subdivided mesh
+        (``progress(fraction, message)`` after each step)."""
         import trimesh
 
+        report = progress or (lambda f, m: None)
         cfg = self.config
         if not len(mesh.faces):
             raise InvalidInputError("the mesh has no faces")
@@ -266,26 +269,38 @@ class Segmenter:
                                                         max_iter=12)
         tm = trimesh.Trimesh(verts, faces, process=True)
         shell = Mesh(np.asarray(tm.vertices), np.asarray(tm.faces))
+        report(0.1, "sampling the surface")
         points, normals, edges, offset, scale = self._mesh_inputs(shell)
+        report(0.2, "prompting the segmenter")
         feat, q, pxyz, labels, scores, (p_xyz, p_prob) = self._prompted(points, normals, num_parts, edges)
+        report(0.4, "assigning faces to parts")
         centres = (np.asarray(tm.triangles_center) - offset) * scale
         face_part = self._assign(feat, q, pxyz, centres, np.asarray(tm.face_normals))
+        report(0.5, "cleaning part boundaries")
         face_part = _clean_faces(tm, face_part, cfg)
         seg = _compact(face_part, labels, scores)
         out = MeshSegmentation(shell, seg.part, seg.labels, seg.scores, p_xyz / scale + offset, p_prob,
                                list(self.model.config.labels))
-        return self.refine(out, num_parts) if cfg.refine else out
+        if cfg.refine:
+            report(0.6, "refining parts by geometry")
+            out = self.refine(out, num_parts, progress=lambda f, m: report(0.6 + 0.4 * f, m))
+        report(1.0, f"{out.num_parts} parts")
+        return out
 
-    def refine(self, seg: MeshSegmentation, num_parts: int | None = None) -> MeshSegmentation:
+    def refine(self, seg: MeshSegmentation, num_parts: int | None = None,
+               progress: Callable[[float, str], None] | None = None) -> MeshSegmentation:
         """``seg`` refined with its mesh's geometry (``seed3d.parts.patches.refine_parts``); ``num_parts`` caps the
         count. A refined part holding fewer than ``label_prompts`` prompts is topped up to that many, at faces of
         its own; every part holding prompts then takes the label their mean probabilities favour (as
         ``segment_mesh`` labels masks), weighed by the label-size prior of its share of the area when there is
         one. A part without (no prompts kept, or ``label_prompts`` 0) keeps its source part's label, or, split off
         by geometry alone, ``protrusion_label``. Adjacent parts with the same label then merge where the model
-        sees them as one (``merge_agreement``)."""
+        sees them as one (``merge_agreement``). ``progress(fraction, message)`` after each step."""
+        report = progress or (lambda f, m: None)
         graph = FaceGraph.from_mesh(seg.mesh.vertices, seg.mesh.faces)
-        ref = refine_parts(graph, seg.face_part, self.config.refine_config, num_parts)
+        report(0.05, "splitting parts by geometry")
+        ref = refine_parts(graph, seg.face_part, self.config.refine_config, num_parts,
+                           progress=lambda f: report(0.05 + 0.45 * f, "splitting parts by geometry"))
         labels = [protrusion_label(seg.labels[o], bool(b)) if made else seg.labels[o]
                   for o, made, b in zip(ref.origin.tolist(), ref.protrusion, ref.below, strict=True)]
         scores = [seg.scores[o] for o in ref.origin.tolist()]
@@ -300,6 +315,7 @@ class Segmenter:
             _, face = cKDTree(graph.centres).query(prompts)
             owner = face_part[face]
             if probe is not None:
+                report(0.5, "prompting the refined parts")
                 extra = self._part_prompts(probe, face_part, np.bincount(owner, minlength=n))
                 if extra is not None:
                     prompts = np.concatenate([prompts, extra[1]])
@@ -319,7 +335,11 @@ class Segmenter:
                     score[k] += weight * np.array([row[c] if c >= 0 else 0.0 for c in column])
             labels = [seg.label_names[int(score[k].argmax())] if voted[k] else labels[k] for k in range(n)]
         if probe is not None:
-            face_part = self._merge_agreeing(probe, face_part, labels)
+            report(0.7, "merging parts the model sees as one")
+            face_part = self._merge_agreeing(probe, face_part, labels,
+                                             progress=lambda f: report(0.7 + 0.3 * f,
+                                                                       "merging parts the model sees as one"))
+        report(1.0, "refined")
         out = _compact(face_part, labels, scores)
         return MeshSegmentation(seg.mesh, out.part, out.labels, out.scores, prompts, prompt_labels, seg.label_names)
 
@@ -339,10 +359,13 @@ class Segmenter:
         return owners, probe.graph.centres[faces], prob
 
     @torch.no_grad()
-    def _merge_agreeing(self, probe: _Probe, face_part: np.ndarray, labels: list[str]) -> np.ndarray:
+    def _merge_agreeing(self, probe: _Probe, face_part: np.ndarray, labels: list[str],
+                        progress: Callable[[float], None] | None = None) -> np.ndarray:
         """``face_part`` with adjacent parts of the same label merged where the model's masks, prompted at faces
         inside each, cover the other's area by at least ``merge_agreement`` on average over the two ways round (a
-        big part whose masks spill over small neighbours, as a cooktop's over its burners, is not enough)."""
+        big part whose masks spill over small neighbours, as a cooktop's over its burners, is not enough).
+        ``progress(fraction)`` after the shell's encoding and each pair."""
+        report = progress or (lambda _f: None)
         need = float(self.config.merge_agreement)
         graph = probe.graph
         a, b = face_part[graph.pairs[:, 0]], face_part[graph.pairs[:, 1]]
@@ -351,6 +374,8 @@ class Segmenter:
                         if labels[x] == labels[y]})
         if need > 1 or not pairs:
             return face_part
+        probe._encoding()  # the one costly step before the pairs (made once per shell)
+        report(0.4)
         queries: dict[int, tuple[torch.Tensor, np.ndarray]] = {}
 
         def cover(src: int, dst: int) -> float:
@@ -372,9 +397,10 @@ class Segmenter:
                 k = root[k]
             return k
 
-        for x, y in pairs:
+        for i, (x, y) in enumerate(pairs):
             if find(x) != find(y) and (cover(x, y) + cover(y, x)) / 2 >= need:
                 root[find(y)] = find(x)
+            report(0.4 + 0.6 * (i + 1) / len(pairs))
         merged = np.array([find(k) for k in range(len(labels))], np.int64)
         if np.any(merged != np.arange(len(labels))):
             log.debug("merged %d same-label parts the model sees as one", int(np.sum(merged != np.arange(len(labels)))))

@@ -506,13 +506,15 @@ def _bake(asset: Asset, cams: list[Camera], albedo: list[F32], metal: list[F32] 
             vals += [metal[k][..., None], rough[k][..., None]]  # type: ignore[index]
         views.append(_prepare_view(renderer, full, cam, np.concatenate(vals, axis=2).astype(np.float32),
                                    None if masks is None else masks[k], radius, cfg))
+        report(0.2 + 0.1 * (k + 1) / len(cams), f"rendering view depth ({k + 1} of {len(cams)})")
     timings["views"] = time.perf_counter() - t0
 
     # per part: raster the atlas, project chart texels (inside + border rings)
     t0 = time.perf_counter()
     channels = 5 if with_mr else 3
     layouts = []
-    for p, atlas, size in zip(asset.parts, atlases, sizes, strict=True):
+    for i, (p, atlas, size) in enumerate(zip(asset.parts, atlases, sizes, strict=True)):
+        report(0.3 + 0.3 * i / len(asset.parts), f"projecting the views onto {p.name}")
         tri = _grow(_uv_raster(renderer, atlas, size), cfg.border_texels)
         texels = np.flatnonzero(tri.reshape(-1) >= 0)
         _, normals = p.mesh.face_areas_normals()
@@ -527,6 +529,8 @@ def _bake(asset: Asset, cams: list[Camera], albedo: list[F32], metal: list[F32] 
             values[sl][seen] = num[seen] / den[seen, None]
             weight[sl] = den
             points[sl] = pts
+            done = (i + min(1.0, (start + cfg.chunk_texels) / len(texels))) / len(asset.parts)
+            report(0.3 + 0.3 * done, f"projecting the views onto {p.name}")
         layouts.append((tri, texels, points, values, weight > 1e-8))
     timings["project"] = time.perf_counter() - t0
     report(0.6, "filling unseen texels")
@@ -539,7 +543,9 @@ def _bake(asset: Asset, cams: list[Camera], albedo: list[F32], metal: list[F32] 
         raise InvalidInputError("no texel of the asset is visible in any view: check the cameras look at it "
                                 "(same frame as the asset, OpenCV convention) and the masks are not empty")
     parts, out_parts = [], []
-    for p, atlas, size, (_tri, texels, points, values, seen) in zip(asset.parts, atlases, sizes, layouts, strict=True):
+    for i, (p, atlas, size, (_tri, texels, points, values, seen)) in enumerate(
+            zip(asset.parts, atlases, sizes, layouts, strict=True)):
+        report(0.6 + 0.4 * i / len(asset.parts), f"filling unseen texels of {p.name}")
         area = float(p.mesh.face_areas_normals()[0].sum())
         texel_world = math.sqrt(max(area, 1e-12) / max(len(texels), 1))
         if (~seen).any():

@@ -425,10 +425,12 @@ def _engine_errors(lines: list[str], most: int = 3) -> str:
 class _Runner:
     """Runs check functions, catching every exception into a failed check."""
 
-    def __init__(self, config: ValidationConfig, root: Path) -> None:
+    def __init__(self, config: ValidationConfig, root: Path,
+                 progress: Callable[[float, str], None] | None = None) -> None:
         self.config = config
         self.root = root
         self.checks: list[Check] = []
+        self.progress = progress
 
     def target(self, path: Path | str) -> str:
         path = Path(path)
@@ -440,6 +442,8 @@ class _Runner:
         """Run ``fn`` quietly as check ``name``; returns its ``value`` (None when it failed or raised)."""
         start = time.perf_counter()
         output: list[str] = []
+        if self.progress is not None:  # the number of checks is not known ahead: a share that grows with each
+            self.progress(1.0 - 0.9 ** len(self.checks), f"{name} ({self.target(target)})")
         try:
             with _engine_output() as output:
                 result = fn()
@@ -2833,8 +2837,11 @@ def _kind_of(path: Path) -> str:
                            ".urdf, MJCF .xml or .usd/.usda/.usdc/.usdz")
 
 
-def validate_path(path: PathType, config: ValidationConfig | None = None) -> ValidationReport:
-    """Validate an asset folder, URDF, MJCF or USD file; every problem is a failed check, never an exception."""
+def validate_path(path: PathType, config: ValidationConfig | None = None,
+                  progress: Callable[[float, str], None] | None = None) -> ValidationReport:
+    """Validate an asset folder, URDF, MJCF or USD file; every problem is a failed check, never an exception.
+    ``progress(fraction, message)`` is called as each check starts (the fraction grows towards 1 with each, as
+    the number of checks is not known ahead)."""
     config = config or ValidationConfig()
     start = time.perf_counter()
     path = Path(path)
@@ -2848,7 +2855,7 @@ def validate_path(path: PathType, config: ValidationConfig | None = None) -> Val
         report.seconds = time.perf_counter() - start
         return report
     report = ValidationReport(str(path), kind)
-    run = _Runner(config, path if path.is_dir() else path.parent)
+    run = _Runner(config, path if path.is_dir() else path.parent, progress)
     try:
         if kind == "asset folder":
             _folder_suite(run, path, report)
