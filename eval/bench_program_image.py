@@ -12,6 +12,10 @@ Inputs are the test split of ``seed3d.program.image_data`` (seeds 10000-10039 by
   and cluttered backgrounds, occluders, blur, noise, JPEG; fixed seed) as 8-bit RGB photos, then through the same
   ``preprocess_image`` (a plain border is removed, a busy one kept whole).
 
+Each image is read as inference reads it (``network_views`` → ``predict_views``: a GrabCut cut-out together with
+its whole frame, each with its mirror image); beside it, in the same run, the readings without the mirror images
+(``*_without_flip``) and of the cut-out alone (``*_cut_out_only``).
+
 Measured per image: category accuracy (all 27 classes; and over the 26 in-category objects, freeform left out),
 top-3 accuracy, the share of images above confidence thresholds and their accuracy (for ``auto``); exact doors,
 drawers, lids and movable-part total (doors + drawers + lids) of the raw heads; the same counts of the asset the
@@ -53,10 +57,13 @@ sys.path.insert(0, str(ROOT))
 from seed3d.condition.image import preprocess_image, to_tensor  # noqa: E402
 from seed3d.program.image import (  # noqa: E402
     COUNT_HEADS,
+    FLIP_TTA,
     PhotoAugmenter,
     ProgramNet,
     count_params,
+    network_views,
     predict_batch,
+    predict_views,
 )
 from seed3d.program.image_data import asset_labels, data_manifest, load_program_data  # noqa: E402
 
@@ -71,14 +78,15 @@ def rgba_images(rgb: np.ndarray, alpha: np.ndarray) -> np.ndarray:
     return np.concatenate([np.round(srgb * 255), alpha[..., None]], -1).astype(np.uint8)
 
 
-def preprocess_all(images: np.ndarray) -> tuple[torch.Tensor, float, dict[str, int]]:
-    """``preprocess_image`` of every image: (N, 3, 128, 128), seconds per image, how the object was found."""
+def preprocess_all(images: np.ndarray) -> tuple[list[Any], float, dict[str, int]]:
+    """``preprocess_image`` of every image: the ``Preprocessed`` list, seconds per image, how the object was
+    found."""
     t0 = time.perf_counter()
     pre = [preprocess_image(im) for im in images]
     methods: dict[str, int] = {}
     for p in pre:
         methods[p.method] = methods.get(p.method, 0) + 1
-    return to_tensor(pre), (time.perf_counter() - t0) / max(len(pre), 1), methods
+    return pre, (time.perf_counter() - t0) / max(len(pre), 1), methods
 
 
 def built_counts(category: str, counts: dict[str, int], cache: dict[Any, tuple[int, int, int]]
@@ -94,13 +102,19 @@ def built_counts(category: str, counts: dict[str, int], cache: dict[Any, tuple[i
     return cache[key]
 
 
-def evaluate(model: ProgramNet, images: torch.Tensor, truth: dict[str, np.ndarray], cats: list[str],
-             batch: int = 64) -> dict[str, Any]:
-    """Every metric on one set of preprocessed images."""
+def evaluate(model: ProgramNet, pres: list[Any], truth: dict[str, np.ndarray], cats: list[str],
+             batch: int = 64, flip: bool = FLIP_TTA, frames: bool = True) -> dict[str, Any]:
+    """Every metric on one set of preprocessed images, read as inference reads them (``network_views``: a GrabCut
+    cut-out with its whole frame; ``flip``: with the mirror images). ``frames=False``: the cut-out alone."""
     t0 = time.perf_counter()
     preds = []
+    images = to_tensor(pres)
     for i in range(0, images.shape[0], batch):
-        preds += predict_batch(model, images[i:i + batch])
+        preds += predict_batch(model, images[i:i + batch], flip=flip)
+    if frames:  # images with a second view: predicted from both
+        for i, p in enumerate(pres):
+            if p.frame is not None:
+                preds[i] = predict_views(model, network_views(p), flip=flip)
     infer = (time.perf_counter() - t0) / max(len(preds), 1)
     true_cat = truth["category"]
     pred_cat = np.array([cats.index(p.categories[0][0]) for p in preds])
@@ -515,7 +529,19 @@ def main() -> int:
         res = evaluate(model, images, truth, cats)
         res["seconds_per_image_preprocess"] = round(pre_s, 4)
         res["object_found_by"] = methods
+        res["flip_tta"] = FLIP_TTA
         results[name] = res
+        keys = ("category_accuracy", "category_accuracy_in_category", "top3_accuracy", "movable_total_exact",
+                "built_movable_total_exact", "doors_exact", "drawers_exact", "lids_exact", "proportion_error")
+        # beside it, what each test-time view adds: without the mirror images; the GrabCut cut-out alone
+        if FLIP_TTA:
+            single = evaluate(model, images, truth, cats, flip=False)
+            results[f"{name}_without_flip"] = {k: single[k] for k in keys}
+        if methods.get("grabcut"):
+            cut = evaluate(model, images, truth, cats, frames=False)
+            results[f"{name}_cut_out_only"] = {k: cut[k] for k in keys}
+            cut1 = evaluate(model, images, truth, cats, flip=False, frames=False)
+            results[f"{name}_cut_out_only_without_flip"] = {k: cut1[k] for k in keys}
         print(f"{name}: category {res['category_accuracy']:.3f} (in-category "
               f"{res['category_accuracy_in_category']:.3f}, top-3 {res['top3_accuracy']:.3f}) movable total exact "
               f"{res['movable_total_exact']:.3f} "

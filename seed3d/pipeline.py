@@ -401,14 +401,14 @@ class Seed3DPipeline:
         net = self.program_net()
         if net is None:
             return None, None
-        from seed3d.condition.image import preprocess_image, to_tensor
-        from seed3d.program.image import INPUT_SIZE, predict_batch
+        from seed3d.condition.image import preprocess_image
+        from seed3d.program.image import INPUT_SIZE, network_views, predict_views
 
         try:
             pre = preprocess_image(image, size=INPUT_SIZE)
         except Seed3DError:
             return None, None
-        category, p = predict_batch(net, to_tensor(pre))[0].categories[0]
+        category, p = predict_views(net, network_views(pre)).categories[0]
         # the whole frame read (no object mask): near certainty, as for a program (noise reads as a chair at 0.74)
         needs = UNMASKED_IMAGE_PROGRAM_MIN_CONFIDENCE if pre.method == "none" else IMAGE_SIZE_MIN_CONFIDENCE
         if category == "freeform" or p < needs:

@@ -403,6 +403,9 @@ class Preprocessed:
     """The canvas colour (sRGB) composited under the object; None: the image's own background was kept."""
     removed_background: tuple[float, float, float] | None = None
     """The background colour that was estimated and removed ('background' method)."""
+    frame: F32 | None = None
+    """'grabcut' only: (S, S, 3) the whole image as method 'none' gives it. A network trained on photos with their
+    backgrounds reads both (a GrabCut cut-out alone reads worse: eval/results/program_image.json)."""
 
     def to_uint8(self) -> UInt8Array:
         """RGBA uint8 (S, S, 4): the composited colour and the alpha."""
@@ -517,6 +520,16 @@ def preprocess_views(rgb: np.ndarray, alpha: np.ndarray, composited_over: np.nda
     return [preprocess_rgba(rgb[i], alpha[i], unders[i], size, fill, background) for i in range(len(rgb))]
 
 
+def _whole_frame(lin: F32, size: int, bg: tuple[float, float, float] | None, scale: float
+                 ) -> tuple[F32, F32, tuple[float, float, float, float]]:
+    """The whole (linear) image, centred in a square of ``size``: (sRGB, alpha, box)."""
+    a = np.ones(lin.shape[:2], np.float32)
+    side = float(max(lin.shape[:2]))
+    cx, cy = lin.shape[1] / 2, lin.shape[0] / 2
+    box = (cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2)
+    return _recenter(lin, a, lin, size, 1.0, bg, box=box, scale=scale)
+
+
 def preprocess_image(image: ImageSource, size: int = 128, fill: float = 0.85,
                      background: Sequence[float] | None = DEFAULT_BACKGROUND, max_pixels: int = MAX_PIXELS,
                      max_bytes: int = MAX_BYTES, work_size: int = 1024, grabcut: bool | GrabCutConfig = True
@@ -552,17 +565,12 @@ def preprocess_image(image: ImageSource, size: int = 128, fill: float = 0.85,
             logger.info("the image border is not one colour: the object was found by GrabCut (%.0f%% of the frame)",
                         100 * float((a_cut >= 0.5).mean()))
             rgb, alpha, box = _recenter(lin * a_cut[..., None], a_cut, lin, size, fill, bg, scale=scale)
-            return Preprocessed(rgb, alpha, box, "grabcut", bg)
+            return Preprocessed(rgb, alpha, box, "grabcut", bg, frame=_whole_frame(lin, size, bg, scale)[0])
     if not est.uniform:
         logger.warning("the image border is not one colour (%.0f%% of it matches its median colour) and no object "
                        "stands out from it: no background removed, the whole image is kept; pass an image with an "
                        "alpha channel or a plain background", 100 * est.uniform_fraction)
-        a = np.ones((rgba.shape[0], rgba.shape[1]), np.float32)
-        full = (0.0, 0.0, float(a.shape[1]), float(a.shape[0]))
-        side = max(full[2], full[3])
-        cx, cy = full[2] / 2, full[3] / 2
-        box = (cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2)
-        rgb, alpha, box = _recenter(lin, a, lin, size, 1.0, bg, box=box, scale=scale)
+        rgb, alpha, box = _whole_frame(lin, size, bg, scale)
         return Preprocessed(rgb, alpha, box, "none", bg)
     a = background_alpha(c, est.colour, est.noise)
     premult = np.clip(lin - srgb_to_linear(np.asarray(est.colour, np.float32)) * (1.0 - a[..., None]), 0.0,

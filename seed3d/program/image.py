@@ -45,6 +45,8 @@ log = logging.getLogger(__name__)
 INPUT_SIZE = 128
 #: Count heads, in output order.
 COUNT_HEADS: tuple[str, ...] = ("doors", "drawers", "lids")
+#: Average every prediction with the mirror image's (test-time augmentation; measured in the model card).
+FLIP_TTA = True
 
 
 def _all_categories() -> tuple[str, ...]:
@@ -150,24 +152,53 @@ class ImagePrediction:
 
 
 @torch.no_grad()
-def predict_batch(model: ProgramNet, images: torch.Tensor) -> list[ImagePrediction]:
-    """Predictions for preprocessed images (B, 3, S, S) in [0, 1]."""
+def _probabilities(model: ProgramNet, images: torch.Tensor, flip: bool) -> dict[str, np.ndarray]:
+    """Per-image softmax probabilities of every head and the log proportions, averaged with the mirror image's
+    when ``flip`` (category, counts and proportions do not change in a mirror)."""
     model.eval()
     device = next(model.parameters()).device
-    out = model(images.to(device))
-    probs = out["category"].float().softmax(-1).cpu().numpy()
-    counts = {k: out[k].float().softmax(-1).cpu().numpy() for k in COUNT_HEADS}
-    props = out["proportions"].float().exp().cpu().numpy()
-    preds = []
-    for i in range(probs.shape[0]):
-        order = np.argsort(-probs[i], kind="stable")
-        preds.append(ImagePrediction(
-            [(model.config.categories[j], float(probs[i, j])) for j in order],
-            {k: int(counts[k][i].argmax()) for k in COUNT_HEADS},
-            {k: float(counts[k][i].max()) for k in COUNT_HEADS},
-            {"width/height": float(props[i, 0]), "depth/height": float(props[i, 1])},
-            {k: [float(v) for v in counts[k][i]] for k in COUNT_HEADS}))
-    return preds
+    views = [images.to(device)] + ([images.to(device).flip(-1)] if flip else [])
+    outs = [model(v) for v in views]
+    probs = {k: torch.stack([o[k].float().softmax(-1) for o in outs]).mean(0).cpu().numpy()
+             for k in ("category", *COUNT_HEADS)}
+    probs["log_proportions"] = torch.stack([o["proportions"].float() for o in outs]).mean(0).cpu().numpy()
+    return probs
+
+
+def _prediction(model: ProgramNet, probs: dict[str, np.ndarray], i: int) -> ImagePrediction:
+    cat = probs["category"][i]
+    order = np.argsort(-cat, kind="stable")
+    props = np.exp(probs["log_proportions"][i])
+    return ImagePrediction(
+        [(model.config.categories[j], float(cat[j])) for j in order],
+        {k: int(probs[k][i].argmax()) for k in COUNT_HEADS},
+        {k: float(probs[k][i].max()) for k in COUNT_HEADS},
+        {"width/height": float(props[0]), "depth/height": float(props[1])},
+        {k: [float(v) for v in probs[k][i]] for k in COUNT_HEADS})
+
+
+def predict_batch(model: ProgramNet, images: torch.Tensor, flip: bool = FLIP_TTA) -> list[ImagePrediction]:
+    """Predictions for preprocessed images (B, 3, S, S) in [0, 1], one per image (``flip``: see ``FLIP_TTA``)."""
+    probs = _probabilities(model, images, flip)
+    return [_prediction(model, probs, i) for i in range(probs["category"].shape[0])]
+
+
+def network_views(pre: Any) -> torch.Tensor:
+    """What the network reads of one ``Preprocessed`` image: the object as found, and for a GrabCut cut-out the
+    whole frame too (``Preprocessed.frame``), (V, 3, S, S)."""
+    from seed3d.condition.image import to_tensor
+
+    views = to_tensor(pre)
+    if getattr(pre, "frame", None) is not None:
+        frame = torch.from_numpy(np.asarray(pre.frame, np.float32)).permute(2, 0, 1)[None]
+        views = torch.cat([views, frame])
+    return views
+
+
+def predict_views(model: ProgramNet, views: torch.Tensor, flip: bool = FLIP_TTA) -> ImagePrediction:
+    """One prediction from several views of one object (``network_views``): probabilities averaged."""
+    probs = _probabilities(model, views, flip)
+    return _prediction(model, {k: v.mean(0, keepdims=True) for k, v in probs.items()}, 0)
 
 
 def _range(param: Any) -> tuple[int, int]:
@@ -265,11 +296,11 @@ def predict_program(image: Any, model: ProgramNet | PathType, seed: int = 0, top
     program is built with) and the best is returned with its finishes read part by part (``Program.fit`` records
     the fit); otherwise the network's top category and counts, with the body finish read off the whole object.
     """
-    from seed3d.condition.image import Preprocessed, preprocess_image, to_tensor
+    from seed3d.condition.image import Preprocessed, preprocess_image
 
     net = load_program_net(model)
     pre = image if isinstance(image, Preprocessed) else preprocess_image(image, size=INPUT_SIZE)
-    pred = predict_batch(net, to_tensor(pre))[0]
+    pred = predict_views(net, network_views(pre))
     top = ", ".join(f"{c} {p:.2f}" for c, p in pred.categories[:top_k])
     notes = [f"top categories: {top}",
              "counts seen: " + ", ".join(f"{k} {v} ({pred.count_confidence[k]:.2f})" for k, v in pred.counts.items()),
@@ -598,6 +629,7 @@ def train_loop_program(model: ProgramNet, cfg: ProgramImageTrainConfig, out: Pat
                       show=("loss", "acc"))
 
 
-__all__ = ["COUNT_HEADS", "INPUT_SIZE", "ImagePrediction", "PhotoAugmenter", "PhotoConfig",
+__all__ = ["COUNT_HEADS", "FLIP_TTA", "INPUT_SIZE", "ImagePrediction", "PhotoAugmenter", "PhotoConfig",
            "ProgramImageTrainConfig", "ProgramNet", "ProgramNetConfig", "clean_inputs", "count_params",
-           "load_program_net", "predict_batch", "predict_program", "program_loss", "train_program_image"]
+           "load_program_net", "network_views", "predict_batch", "predict_program", "predict_views",
+           "program_loss", "train_program_image"]

@@ -69,6 +69,10 @@ def test_object_on_a_busy_background_is_found_by_grabcut(caplog: pytest.LogCaptu
     # the background never shows: the canvas is white away from the object
     np.testing.assert_allclose(out.rgb[1, 1], 1.0, atol=1e-6)
     assert out.alpha[SIZE // 2, SIZE // 2] > 0.99
+    # the whole frame comes along for the image network, the same as a cut with GrabCut turned off
+    whole = preprocess_image(img, size=SIZE, fill=0.8, grabcut=False)
+    assert out.frame is not None and whole.method == "none" and whole.frame is None
+    np.testing.assert_allclose(out.frame, whole.rgb, atol=1e-6)
 
 
 def test_grabcut_is_deterministic() -> None:

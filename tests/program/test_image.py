@@ -22,7 +22,9 @@ from seed3d.program.image import (
     ProgramNet,
     ProgramNetConfig,
     count_params,
+    predict_batch,
     predict_program,
+    predict_views,
     train_program_image,
 )
 from seed3d.program.image_data import ProgramDataConfig, build_program_data, load_program_data
@@ -60,6 +62,21 @@ def test_tiny_program_net_round_trips(tmp_path: Path) -> None:
         torch.testing.assert_close(back(x)["category"], net(x)["category"])
     with pytest.raises(InvalidInputError):
         net(torch.rand(2, 4, 32, 32))
+
+
+def test_views_and_mirror_images_are_averaged() -> None:
+    """``predict_views`` averages its views' probabilities; ``flip`` its images' and their mirrors'."""
+    net = _tiny()
+    x = torch.rand(2, 3, 128, 128)
+    a, b = predict_batch(net, x, flip=False)
+    both = predict_views(net, x, flip=False)
+    cats = [dict(p.categories) for p in (a, b, both)]
+    for c in cats[2]:
+        assert cats[2][c] == pytest.approx((cats[0][c] + cats[1][c]) / 2, abs=1e-6)
+    mirrored = predict_batch(net, x.flip(-1), flip=False)[0]
+    flipped = dict(predict_batch(net, x, flip=True)[0].categories)
+    for c in flipped:
+        assert flipped[c] == pytest.approx((dict(a.categories)[c] + dict(mirrored.categories)[c]) / 2, abs=1e-6)
 
 
 def test_data_builder_is_deterministic_and_resumes(built: Path, tmp_path: Path) -> None:
