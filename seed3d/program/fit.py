@@ -713,16 +713,45 @@ def _finish_parts(category: str, seed: int, params: dict[str, Any]) -> tuple[Any
     return asset, {k: v for k, v in owners.items() if v}
 
 
+#: Finish kinds painted in any colour: beyond their palettes, an image may show them in a plain colour word.
+PAINTED_KINDS = ("painted_wood", "painted_metal", "plastic", "ceramic", "fabric")
+#: Added to the distance of a plain colour word outside the kind's palette (the palettes are likelier).
+OFF_PALETTE_COST = 0.02
+#: Weight of the log-brightness difference beside the chromaticity difference (shading darkens, it does not tint).
+BRIGHTNESS_WEIGHT = 0.01
+
+
+def _linear(rgb: np.ndarray) -> np.ndarray:
+    rgb = np.asarray(rgb, np.float64)
+    return np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+
+
+def colour_distance(seen: np.ndarray, finish_rgb: np.ndarray) -> float:
+    """How far an image colour is from a finish's colour: chromaticity (linear RGB over its sum) first, brightness
+    (log of the sum) weighted by ``BRIGHTNESS_WEIGHT``, so a shaded red stays red rather than turning mahogany."""
+    a, b = _linear(seen), _linear(finish_rgb)
+    la, lb = float(a.sum()) + 1e-3, float(b.sum()) + 1e-3
+    return float(np.sum((a / la - b / lb) ** 2) + BRIGHTNESS_WEIGHT * (np.log(la) - np.log(lb)) ** 2)
+
+
 def nearest_finish(category: str, param: str, colour: np.ndarray) -> str:
-    """The ``kind:colour`` among ``param``'s kinds and palettes nearest to an sRGB ``colour``."""
+    """The ``kind:colour`` of ``param``'s kinds nearest to an sRGB ``colour`` (``colour_distance``): its palettes,
+    and for painted kinds the plain colour words too (at ``OFF_PALETTE_COST``)."""
     from seed3d import synth
-    from seed3d.synth.materials import PALETTES
+    from seed3d.synth.materials import COLOURS, PALETTES
 
     prm = synth.CATEGORIES[category].params[param]
-    pairs = [(kind, name) for kind in dict.fromkeys(prm.finish_kinds or ()) for name in PALETTES[kind]
+    kinds = list(dict.fromkeys(prm.finish_kinds or ()))
+    pairs = [(kind, name, PALETTES[kind][name], 0.0) for kind in kinds for name in PALETTES[kind]
              if prm.finish_colours is None or name in prm.finish_colours] or \
-            [(kind, name) for kind in dict.fromkeys(prm.finish_kinds or ()) for name in PALETTES[kind]]
-    kind, name = min(pairs, key=lambda kc: float(np.sum((np.asarray(PALETTES[kc[0]][kc[1]]) - colour) ** 2)))
+            [(kind, name, PALETTES[kind][name], 0.0) for kind in kinds for name in PALETTES[kind]]
+    if prm.finish_colours is None:
+        named = {n for pal in PALETTES.values() for n in pal}
+        plain = {n: c for n, c in COLOURS.items() if n not in named or any(n in PALETTES[k] for k in PAINTED_KINDS)}
+        pairs += [(kind, name, rgb, OFF_PALETTE_COST) for kind in kinds if kind in PAINTED_KINDS
+                  for name, rgb in plain.items() if name not in PALETTES[kind]]
+    seen = np.asarray(colour, np.float64)
+    kind, name, _, _ = min(pairs, key=lambda p: colour_distance(seen, np.asarray(p[2])) + p[3])
     return f"{kind}:{name}"
 
 
@@ -785,5 +814,5 @@ def read_part_finishes(pre: Any, fit: FitResult, seed: int = 0, config: FitConfi
 
 
 __all__ = ["FIT_FILL", "MATCH_FLAGS", "Candidate", "FitConfig", "FitResult", "RenderedView", "ViewState",
-           "candidate_programs", "fit_program", "fit_view", "nearest_finish", "read_part_finishes", "scalable_axes",
-           "view_score"]
+           "candidate_programs", "colour_distance", "fit_program", "fit_view", "nearest_finish",
+           "read_part_finishes", "scalable_axes", "view_score"]

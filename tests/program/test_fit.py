@@ -18,6 +18,7 @@ from seed3d.program.fit import (
     candidate_programs,
     fit_program,
     fit_view,
+    nearest_finish,
     read_part_finishes,
     view_score,
 )
@@ -163,3 +164,12 @@ def test_auto_takes_an_image_program_only_when_it_fits(renderer: Any, monkeypatc
     assert program is None and "fit is poor" in why
     program, why = pipe.choose_program(image, None, PipelineOptions(seed=1, generator="program"))
     assert program is not None and program.fit is not None and "asked for the program path" in why
+
+
+def test_a_shaded_colour_keeps_its_hue_and_a_plain_colour_word_is_there_for_painted_kinds() -> None:
+    """A red cabinet in shadow is dark red paint, not mahogany (chromaticity before brightness); a painted kind may
+    take a plain colour word its palette lacks; a real mahogany colour is still wood."""
+    assert nearest_finish("cabinet", "body_finish", np.array([0.8, 0.1, 0.1])) == "painted_wood:red"
+    assert nearest_finish("cabinet", "body_finish", np.array([0.45, 0.06, 0.05])).endswith("red")
+    assert nearest_finish("cabinet", "body_finish", np.array([0.47, 0.21, 0.14])) == "wood:mahogany"
+    assert nearest_finish("box", "body_finish", np.array([0.5, 0.08, 0.07])).split(":")[1] == "red"
