@@ -108,6 +108,8 @@ KIND_RULES: dict[str, KindRule] = {
                             doc="a sliding lid slides level at least 40 % of its length"),
     "sliding_door": KindRule(min_travel=0.02, min_travel_ratio=0.4, level=True, min_share=0.005,
                              doc="a sliding door slides level at least 40 % of its width"),
+    "lifting_lid": KindRule(min_travel=0.03, min_share=0.01,
+                            doc="a lid that lifts straight up off its rim (a pot's) rises at least 3 cm"),
     "telescope": KindRule(min_travel=0.02, min_travel_ratio=0.4, min_share=0.004,
                           doc="a telescoping handle extends at least 40 % of its length"),
     "button": KindRule(min_travel=0.002, doc="a push button moves at least 2 mm"),
@@ -142,8 +144,11 @@ _NAME_LABELS = ("drawer", "door", "lid", "cap", "screen", "button", "knob", "dia
 _NAME_ALIASES = {"cap": "lid", "dial": "knob"}
 
 
-def joint_kind(joint_type: str, label: str) -> str:
-    """The kind of a movable joint from its type and its child's label (``door``, ``drawer``, ``dial``...)."""
+def joint_kind(joint_type: str, label: str, axis: FloatArray | None = None) -> str:
+    """The kind of a movable joint from its type and its child's label (``door``, ``drawer``, ``dial``...); given
+    its ``axis``, a prismatic lid that slides within 45° of vertical is a ``lifting_lid`` (a pot's)."""
+    if joint_type == "prismatic" and label == "lid" and axis is not None and abs(float(axis[2])) > math.sqrt(0.5):
+        return "lifting_lid"
     return _KIND_BY_LABEL.get(joint_type, {}).get(label, _GENERIC.get(joint_type, "fixed"))
 
 
@@ -233,6 +238,10 @@ CATEGORY_KINDS: dict[str, CategoryKinds] = {
     "coffee_machine": _ck(["lid", "drawer", "button"], []),
     "window": _ck([("door", "sliding_door")], ["lever"]),
     "cart": _ck(["wheel"], ["spin"]),
+    # the last two PartNet-Mobility classes (seed3d.synth.partnet): a pot's lid lifts straight up, a folding
+    # chair's seat is a hinged part of no panel kind
+    "kitchen_pot": _ck(["lifting_lid"], []),
+    "folding_chair": _ck(["hinge"], []),
     # room furniture (seed3d.synth.rooms)
     "bed": _ck([], ["drawer"]),
     "sofa": _ck([], []),
@@ -511,7 +520,7 @@ def _joints_of(asset: Asset) -> list[JointInfo]:
         n = float(np.linalg.norm(j.axis))
         axis = j.axis / n if np.isfinite(n) and n > 1e-12 else np.full(3, np.nan)
         label = asset.part(j.child).label
-        out.append(JointInfo(j.name, j.type, j.child, label, joint_kind(j.type, label), axis, j.origin.copy(),
+        out.append(JointInfo(j.name, j.type, j.child, label, joint_kind(j.type, label, axis), axis, j.origin.copy(),
                              j.lower, j.upper))
     return out
 

@@ -119,12 +119,23 @@ ALIASES: dict[str, tuple[str, tuple[float, float, float] | None]] = {
     "flower pot": ("vase", None),
     "tv": ("display", None),
     "television": ("display", None),
+    "saucepan": ("kitchen_pot", None),
+    "sauce pan": ("kitchen_pot", None),
+    "stock pot": ("kitchen_pot", None),
+    "stockpot": ("kitchen_pot", None),
+    "soup pot": ("kitchen_pot", None),
+    "plant pot": ("vase", None),
+    "casserole": ("kitchen_pot", None),
+    "dutch oven": ("kitchen_pot", None),
     "loo": ("toilet", None),
     "lavatory": ("toilet", None),
     "wc": ("toilet", None),
     "biro": ("pen", None),
     "ballpoint": ("pen", None),
     "luggage": ("suitcase", None),
+    "camp chair": ("folding_chair", None),
+    "foldable seat": ("folding_chair", None),
+    "folding seat": ("folding_chair", None),
 }
 
 #: Objects whose head word names a category but which are another thing than that category builds (a ceiling fan

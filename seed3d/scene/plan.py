@@ -112,14 +112,15 @@ TABLETOP: dict[str, tuple[str, ...]] = {
     "vase": ("table", "dresser", "cabinet", "nightstand", "tv_stand"),
     "faucet": ("cabinet",),
     "toolbox": ("table", "cabinet"),
+    "kitchen_pot": ("kitchen_counter", "cabinet", "table"),
 }
 #: Categories with a top other objects may stand on.
 SUPPORTERS: tuple[str, ...] = ("table", "cabinet", "nightstand", "dresser", "bookshelf", "washing_machine",
-                               "dishwasher", "refrigerator", "box", "stool", "desk", "tv_stand")
+                               "dishwasher", "refrigerator", "box", "stool", "desk", "tv_stand", "kitchen_counter")
 #: Categories seats are drawn up to.
 WORK_SURFACES: tuple[str, ...] = ("table", "desk")
 #: Seating drawn up to a table or desk.
-SEATS: tuple[str, ...] = ("chair", "stool")
+SEATS: tuple[str, ...] = ("chair", "stool", "folding_chair")
 
 ROOM_TYPES: dict[str, RoomType] = {r.name: r for r in (
     RoomType("kitchen", (4.0, 3.5, 2.6), ("cabinet",),
@@ -161,6 +162,7 @@ TYPICAL_SIZE: dict[str, tuple[float, float, float]] = {
     "bed": (2.15, 1.6, 1.0), "sofa": (0.9, 2.0, 0.85), "armchair": (0.85, 0.85, 0.9), "desk": (0.65, 1.3, 0.75),
     "tv_stand": (0.42, 1.5, 0.5), "vanity": (0.55, 0.9, 1.1), "bathtub": (0.75, 1.7, 0.7),
     "towel_rack": (0.45, 0.55, 0.9), "coat_rack": (0.45, 0.45, 1.8), "kitchen_counter": (0.66, 1.8, 1.15),
+    "kitchen_pot": (0.24, 0.3, 0.2), "folding_chair": (0.44, 0.51, 0.83),
 }
 #: Dining-height table used when chairs are drawn up to a table the text gives no size for.
 DINING_TABLE = (0.8, 1.2, 0.75)

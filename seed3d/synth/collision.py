@@ -10,7 +10,8 @@ primitives, so their pieces can be exact instead:
   piece is split into the parts beyond each side of the cutter's cross-section, each one convex.
 - ``annulus_sectors``: a thick ring (a collar, a cap's skirt) as angular sectors whose outer faces lie on the
   ring's polygon and whose inner chords stay inside its hole.
-- ``reduced_hull``: the hull of a convex part with at most ``max_vertices`` of its own vertices (inside it).
+- ``reduced_hull``: the hull of a convex part with at most ``max_vertices`` of its own vertices and at most
+  ``max_polygons`` face planes (inside it), within the GPU simulators' caps.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from seed3d.synth.primitives import _to_manifold, box, hull
 from seed3d.typed import FloatArray
 
 MAX_HULL_VERTICES = 60
+#: Most face planes per hull (PhysX GPU convexes allow 64 polygons; ``seed3d.physics.CollisionConfig``'s cap).
+MAX_HULL_POLYGONS = 64
 
 
 def is_rectilinear(mesh: Mesh, tol: float = 1e-9) -> bool:
@@ -92,20 +95,44 @@ def _greedy_boxes(solid: np.ndarray, grids: list[np.ndarray]) -> list[tuple[Floa
     return out
 
 
-def reduced_hull(points: FloatArray | Mesh, max_vertices: int = MAX_HULL_VERTICES) -> Mesh:
-    """Convex hull of at most ``max_vertices`` of the points (farthest-point sampled: it never grows)."""
+def polygon_count(mesh: Mesh) -> int:
+    """Distinct face planes of a convex mesh (coplanar triangles form one polygon), as the physics validator and
+    the GPU caps count them."""
+    p = mesh.vertices[mesh.faces]
+    normal = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
+    norm = np.linalg.norm(normal, axis=1)
+    keep = norm > 0
+    normal = normal[keep] / norm[keep, None]
+    scale = max(float(np.ptp(mesh.vertices, axis=0).max()), 1e-12)
+    offset = np.einsum("ij,ij->i", normal, p[keep, 0]) / scale
+    planes = np.round(np.concatenate([normal, offset[:, None]], axis=1), 6) + 0.0
+    return len(np.unique(planes, axis=0))
+
+
+def reduced_hull(points: FloatArray | Mesh, max_vertices: int = MAX_HULL_VERTICES,
+                 max_polygons: int = MAX_HULL_POLYGONS) -> Mesh:
+    """Convex hull of at most ``max_vertices`` of the points with at most ``max_polygons`` face planes
+    (farthest-point sampled: it never grows; fewer vertices are sampled until the planes fit the cap)."""
     pts = points.vertices if isinstance(points, Mesh) else np.asarray(points, np.float64).reshape(-1, 3)
     h = hull(pts)
-    if len(h.vertices) <= max_vertices:
+    if len(h.vertices) <= max_vertices and polygon_count(h) <= max_polygons:
         return h
     hv = h.vertices
-    chosen = [int(np.argmin(hv[:, 0] + 1e-3 * hv[:, 1] + 1e-6 * hv[:, 2]))]
-    dist = np.linalg.norm(hv - hv[chosen[0]], axis=1)
-    for _ in range(max_vertices - 1):
+    first = int(np.argmin(hv[:, 0] + 1e-3 * hv[:, 1] + 1e-6 * hv[:, 2]))
+    dist = np.linalg.norm(hv - hv[first], axis=1)
+    order = [first]
+    for _ in range(min(max_vertices, len(hv)) - 1):
         nxt = int(np.argmax(dist))
-        chosen.append(nxt)
+        order.append(nxt)
         dist = np.minimum(dist, np.linalg.norm(hv - hv[nxt], axis=1))
-    return hull(hv[chosen])
+    # a prefix of the farthest-point order is itself farthest-point sampled; a triangulated hull of n vertices has
+    # at most 2n - 4 faces, so n = max_polygons / 2 + 2 always fits
+    n = min(max_vertices, len(hv))
+    while True:
+        out = hull(hv[order[:n]])
+        if polygon_count(out) <= max_polygons or n <= 4:
+            return out
+        n = max(4, n - 2)
 
 
 def _trim(piece, normal: FloatArray, offset: float):  # type: ignore[no-untyped-def]

@@ -123,7 +123,7 @@ def build_bucket(b: AssetBuilder) -> None:
     # collision leaves out its pins, which turn inside them)
     pieces = (_ring_pieces([(Rb, 0.006), (Rt, H), (Rt - wall, H), (Rb - wall, 0.006)])
               + _ring_pieces([(Rt - wall, H - 0.007), (Rt + 0.005, H - 0.007), (Rt + 0.005, H + 0.001),
-                              (Rt - wall, H + 0.001)])
+                              (Rt - wall, H + 0.001)], 24)  # 24: the body keeps within 64 hulls
               + [reduced_hull(cylinder(Rb, 0.006, 32)), *[reduced_hull(e) for e in ears]])
     root = b.add("body", body, "body", fin, physical="sheet_metal" if metal else None, collision=pieces)
     # the bail: a half-circle of wire over the rim, its pins turning in the ears' holes
@@ -390,10 +390,11 @@ def build_toilet(b: AssetBuilder) -> None:
     in_rz = [(0.3, 0.35), (0.75, 0.75), (0.9, 0.97), (0.9, 1.2)]
     pieces = [reduced_hull(_scaled(lathe([(0, 0), (0.56, 0), (0.6, 0.2), (0.66, 0.35), (0, 0.35)], 32), a_r, b_r, Hr,
                                    (xb, 0, 0)))]
+    sectors = 18  # three bands of 18 and five more pieces: within the GPU simulators' 64 hulls a part
     for z0_, z1_ in ((0.35, 0.6), (0.6, 0.82), (0.82, 1.0)):
-        for k in range(32):
+        for k in range(sectors):
             pts = []
-            for t in 2 * np.pi * np.array([k, k + 1]) / 32:
+            for t in 2 * np.pi * np.array([k, k + 1]) / sectors:
                 for z in (z0_, z1_):
                     ro = _radius_at([(r, zz) for r, zz in out_rz], z)
                     ri = _radius_at([(r, zz) for r, zz in in_rz], z)
