@@ -435,7 +435,12 @@ def _run_coacd(vertices: FloatArray, faces: IntArray, manifold: bool, cfg: Colli
     ctx.set_forkserver_preload(["numpy", "coacd", "seed3d.physics.collision"])
     parent, child = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_coacd_child, args=(child, vertices, faces, manifold, cfg), daemon=True)
-    proc.start()
+    try:
+        proc.start()
+    except Exception as exc:  # e.g. a script without a __main__ guard, re-imported by the fork server: not cached
+        parent.close()
+        child.close()
+        raise CoACDCrashed(f"CoACD's process could not start ({type(exc).__name__}: {exc})", transient=True) from exc
     child.close()
     budget = float(cfg.time_budget)
     limit = min(COACD_TIMEOUT, budget) if budget > 0 else COACD_TIMEOUT

@@ -369,6 +369,23 @@ def test_a_crash_inside_coacd_falls_back_to_the_hull_and_spares_the_caller(monke
     assert not result.transient and path.exists() and collision.decompose(cup, cfg).cached
 
 
+def test_a_coacd_process_that_cannot_start_is_a_crash_never_cached(monkeypatch: pytest.MonkeyPatch,
+                                                                   tmp_path: Path) -> None:
+    """A child that cannot even start (a script without a __main__ guard, re-imported by the fork server) says
+    nothing about the mesh: its single-hull fallback is never written to the shared cache."""
+    import multiprocessing as mp
+
+    def refuse(self: object) -> None:
+        raise RuntimeError("An attempt has been made to start a new process before the current process has finished")
+
+    monkeypatch.setattr(mp.get_context("forkserver").Process, "start", refuse)
+    cup = difference(box([0, 0, 0], [1, 1, 1]), box([0.1, 0.1, 0.1], [0.9, 0.9, 1.1]))
+    cfg = collision.CollisionConfig(cache_dir=str(tmp_path / "cache"))
+    result = collision.decompose(cup, cfg)
+    assert result.method == "hull" and any("could not start" in w for w in result.warnings)
+    assert result.transient and not (tmp_path / "cache" / f"{cache_key(cup, cfg)}.npz").exists()
+
+
 def _failing_child(*args: object) -> None:
     import sys
 
