@@ -734,6 +734,20 @@ def colour_distance(seen: np.ndarray, finish_rgb: np.ndarray) -> float:
     return float(np.sum((a / la - b / lb) ** 2) + BRIGHTNESS_WEIGHT * (np.log(la) - np.log(lb)) ** 2)
 
 
+#: Largest chromaticity difference (``colour_distance`` without brightness) of two parts read as one finish lit
+#: differently, within ``SHADE_RATIO`` in brightness.
+SAME_HUE = 0.002
+SHADE_RATIO = 3.0
+
+
+def _same_hue(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two image colours are one finish in light and in shade: the same chromaticity, brightness within
+    ``SHADE_RATIO``."""
+    la, lb = _linear(a), _linear(b)
+    sa, sb = float(la.sum()) + 1e-3, float(lb.sum()) + 1e-3
+    return float(np.sum((la / sa - lb / sb) ** 2)) <= SAME_HUE and max(sa, sb) / min(sa, sb) <= SHADE_RATIO
+
+
 def nearest_finish(category: str, param: str, colour: np.ndarray) -> str:
     """The ``kind:colour`` of ``param``'s kinds nearest to an sRGB ``colour`` (``colour_distance``): its palettes,
     and for painted kinds the plain colour words too (at ``OFF_PALETTE_COST``)."""
@@ -784,11 +798,13 @@ def read_part_finishes(pre: Any, fit: FitResult, seed: int = 0, config: FitConfi
     rgb = np.asarray(pre.rgb, np.float64)
     read: dict[str, str] = {}
     seen: dict[str, str] = {}
+    medians: dict[str, tuple[np.ndarray, int]] = {}
     for name, parts in owners.items():
         sel = clean & np.isin(part, parts)
         if int(sel.sum()) < cfg.min_part_pixels:
             continue
         colour = np.median(rgb[sel], axis=0)
+        medians[name] = (colour, int(sel.sum()))
         read[name] = nearest_finish(category, name, colour)
         seen[name] = "#" + "".join(f"{round(float(c) * 255):02x}" for c in np.clip(colour, 0, 1)) + \
             f", {int(sel.sum())} px"
@@ -805,10 +821,13 @@ def read_part_finishes(pre: Any, fit: FitResult, seed: int = 0, config: FitConfi
     for flag, (dep, ref) in MATCH_FLAGS.items():
         if flag not in cat.params or dep not in read:
             continue
-        same = ref in read and read[ref] == read[dep]
+        same = ref in read and (read[ref] == read[dep] or (
+            read[ref].split(":")[0] == read[dep].split(":")[0] and _same_hue(medians[ref][0], medians[dep][0])))
         params[flag] = same
         if not same:
             params[dep] = read[dep]
+        elif read[ref] != read[dep] and ref in params and medians[dep][1] > medians[ref][1]:
+            params[ref] = read[dep]  # one finish, lit differently (a red front, its shaded side): the larger view's
     notes = ["finishes read off the image: " + ", ".join(f"{k} {v} ({seen[k]})" for k, v in read.items())]
     return params, notes
 

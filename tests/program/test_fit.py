@@ -173,3 +173,12 @@ def test_a_shaded_colour_keeps_its_hue_and_a_plain_colour_word_is_there_for_pain
     assert nearest_finish("cabinet", "body_finish", np.array([0.45, 0.06, 0.05])).endswith("red")
     assert nearest_finish("cabinet", "body_finish", np.array([0.47, 0.21, 0.14])) == "wood:mahogany"
     assert nearest_finish("box", "body_finish", np.array([0.5, 0.08, 0.07])).split(":")[1] == "red"
+
+
+def test_one_finish_in_light_and_in_shade_is_one_finish() -> None:
+    """A red front and its shaded side are one paint; oak and walnut are two woods."""
+    from seed3d.program.fit import _same_hue
+
+    assert _same_hue(np.array([0xBE, 0x1E, 0x1C]) / 255, np.array([0x78, 0x12, 0x10]) / 255)
+    assert not _same_hue(np.array([0.72, 0.53, 0.34]), np.array([0.42, 0.27, 0.17]))
+    assert not _same_hue(np.array([0.72, 0.12, 0.10]), np.array([0.16, 0.30, 0.62]))
