@@ -191,19 +191,24 @@ def concurrent(server: Server, n: int, polls: int) -> dict[str, Any]:
     return {"concurrent": out, "latency": {"worker_busy": busy, "worker_idle": idle}}
 
 
+def _wait_for_geometry(client: httpx.Client, job_id: str, timeout: float = 300) -> dict[str, Any]:
+    """Poll until the job runs its geometry stage (where the kills strike); the job resource then."""
+    deadline = time.monotonic() + timeout
+    while True:
+        cur: dict[str, Any] = client.get(f"/v1/generations/{job_id}").json()
+        if cur["status"] == "running" and cur["stage"] == "geometry":
+            return cur
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"job never reached the geometry stage: {cur}")
+        time.sleep(0.1)
+
+
 def kill_worker(server: Server) -> dict[str, Any]:
     from api.store import JobStore
 
     with httpx.Client(base_url=server.url, timeout=120) as client:
         job = client.post("/v1/generations", json={**FAST, "seed": 3}).json()
-        deadline = time.monotonic() + 300
-        while True:
-            cur = client.get(f"/v1/generations/{job['id']}").json()
-            if cur["status"] == "running" and cur["stage"] == "geometry":
-                break
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"job never reached the geometry stage: {cur}")
-            time.sleep(0.1)
+        _wait_for_geometry(client, job["id"])
         pids = server.worker_pids()
         t_kill = time.perf_counter()
         os.kill(pids[0], signal.SIGKILL)
@@ -246,14 +251,7 @@ def kill_server(server: Server, what: str) -> tuple[dict[str, Any], Server]:
 
     with httpx.Client(base_url=server.url, timeout=120) as client:
         job = client.post("/v1/generations", json={**FAST, "seed": 5 if what == "server" else 7}).json()
-        deadline = time.monotonic() + 300
-        while True:
-            cur = client.get(f"/v1/generations/{job['id']}").json()
-            if cur["status"] == "running" and cur["stage"] == "geometry":
-                break
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"job never reached the geometry stage: {cur}")
-            time.sleep(0.1)
+        cur = _wait_for_geometry(client, job["id"])
     workers = server.worker_pids()
     t_kill = time.time()
     if what == "both":
