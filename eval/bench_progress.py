@@ -6,12 +6,16 @@ on the program path. Every call of the progress callback is recorded as (seconds
 fraction, message). A *gap* is the time between two consecutive events, charged to the stage the earlier event
 reported (the one the bar showed while nothing moved); the silence before the first event counts too, and so does
 the one after the last (until ``run_job`` returned). Also checked: every stage's fraction never goes back, and the
-overall figure the service shows (``api.worker._Progress``'s mapping: stage index + fraction) never goes back.
+overall figure the service shows (``api.worker._Progress``'s mapping, ``seed3d.progress.OverallProgress``: each stage
+weighted by its share of the time on the job's path) never goes back; its longest *stall* is the longest time it
+moved less than ``STALL_PERCENT`` (the bar that "looks stuck"), and ``overall_at_stage_end`` where it stood as each
+stage ended (before stage weights, when every stage had an equal share, the geometry stage ended at 12.5 %).
 
     python eval/bench_progress.py [--text "a small wooden cabinet"] [--paths learned,program] [--tag before]
                                   [--before eval/results/progress_before.json]
         → eval/results/progress[_TAG].json (+ .png: overall progress against time, coloured by stage; with
-          --before, the earlier run's figures are kept under "before" and its panels plotted below)
+          --before, the earlier run's figures are kept under "before" and its panels plotted below, with the
+          equal-share figure the service showed then)
 
 The issue's target: every stage reports at least every few seconds (here: no gap over ``TARGET_S`` on 2 busy cores).
 """
@@ -30,6 +34,8 @@ from typing import Any
 RESULTS = Path(__file__).parent / "results"
 #: The largest silence (seconds) the issue accepts: "at least every few seconds".
 TARGET_S = 5.0
+#: The overall figure "stalls" while it moves less than this many percentage points.
+STALL_PERCENT = 1.0
 
 
 def record(text: str, generator: str, seed: int) -> dict[str, Any]:
@@ -53,11 +59,28 @@ def record(text: str, generator: str, seed: int) -> dict[str, Any]:
             "timings": summary["timings"], "events": events}
 
 
-def overall(order: list[str], stage: str, fraction: float) -> float | None:
-    """The service's overall percent for (stage, fraction) (``api.worker._Progress``): stage index + fraction."""
-    if stage not in order:
-        return None
-    return 100.0 * (order.index(stage) + min(max(fraction, 0.0), 1.0)) / len(order)
+def overall(order: list[str], events: list[Any], weighted: bool = True) -> list[float | None]:
+    """Where each event lies on the service's overall figure, in percent (``api.worker._Progress``'s mapping,
+    ``seed3d.progress.OverallProgress.figure``; ``weighted=False``: the equal share per stage it gave before; None
+    for a stage not in ``order``)."""
+    from seed3d.progress import OverallProgress
+
+    shown = OverallProgress(order, weights=None if weighted else [1.0] * len(order))
+    return [None if (v := shown.figure(e[1], e[2])) is None else 100.0 * v for e in events]
+
+
+def stall(events: list[Any], values: list[float], seconds: float) -> tuple[float, float, float]:
+    """(seconds, from, at percent) of the longest time the overall figure moved less than ``STALL_PERCENT``."""
+    best = (0.0, 0.0, 0.0)
+    t_start, v_start = 0.0, 0.0
+    for e, v in zip(events, values, strict=True):
+        if v - v_start >= STALL_PERCENT:
+            t_start, v_start = e[0], v
+        elif e[0] - t_start > best[0]:
+            best = (e[0] - t_start, t_start, v_start)
+    if seconds - t_start > best[0]:
+        best = (seconds - t_start, t_start, v_start)
+    return round(best[0], 2), round(best[1], 2), round(best[2], 1)
 
 
 def analyse(run: dict[str, Any]) -> dict[str, Any]:
@@ -79,12 +102,14 @@ def analyse(run: dict[str, Any]) -> dict[str, Any]:
     for _, stage, fraction, _ in events:
         back_in_stage += fraction < last.get(stage, 0.0) - 1e-9
         last[stage] = max(fraction, last.get(stage, 0.0))
-    back_overall, shown = 0, 0.0
-    for _, stage, fraction, _ in events:
-        value = overall(order, stage, fraction)
-        if value is not None:
-            back_overall += value < shown - 1e-9
-            shown = max(shown, value)
+    back_overall, value, values = 0, 0.0, []
+    for v in overall(order, events):
+        if v is not None:
+            back_overall += v < value - 1e-9
+            value = max(value, v)
+        values.append(value)  # what the service shows: never lower than before
+    at_end = {e[1]: round(v, 1) for e, v in zip(events, values, strict=True)}  # the last event of each stage
+    stalled = stall(events, values, run["seconds"])
     worst = max(per_stage.items(), key=lambda kv: kv[1]["max_gap_s"])
     return {"generator": run["generator"], "path": run["path"], "text": run["text"], "stages": order,
             "valid": run["valid"],
@@ -94,6 +119,9 @@ def analyse(run: dict[str, Any]) -> dict[str, Any]:
             "per_stage": per_stage,
             "stage_events_missing": [s for s in order if s in run["timings"] and s not in per_stage],
             "fraction_went_back_within_a_stage": back_in_stage, "overall_went_back": back_overall,
+            "overall_at_stage_end": at_end,
+            "overall_longest_stall": {"seconds": stalled[0], "from_s": stalled[1], "at_percent": stalled[2],
+                                      "moving_less_than_percent": STALL_PERCENT},
             "timings": run["timings"]}
 
 
@@ -109,13 +137,14 @@ def plot(runs: list[dict[str, Any]], path: Path) -> None:
     for ax, run in zip(axes[:, 0], runs, strict=True):
         order = run["stages"]
         xs = [e[0] for e in run["events"]]
-        ys = [overall(order, e[1], e[2]) or 0.0 for e in run["events"]]
+        ys = [v or 0.0 for v in overall(order, run["events"], weighted=not run.get("equal_shares"))]
         ax.step(xs, ys, where="post", color="0.7", lw=0.8)
         for k, stage in enumerate(order):
-            pts = [(e[0], overall(order, e[1], e[2])) for e in run["events"] if e[1] == stage]
+            pts = [(x, y) for x, y, e in zip(xs, ys, run["events"], strict=True) if e[1] == stage]
             if pts:
                 ax.scatter(*zip(*pts, strict=True), s=9, color=cmap(k % 10), label=stage, zorder=3)
-        ax.set_title(f"{run['generator']} path: {run['text']!r}, {len(xs)} events in {run['seconds']:.0f} s")
+        how = "equal share per stage" if run.get("equal_shares") else "stages weighted by their time"
+        ax.set_title(f"{run['generator']} path: {run['text']!r}, {len(xs)} events in {run['seconds']:.0f} s ({how})")
         ax.set_xlabel("seconds since the job started")
         ax.set_ylabel("overall progress (%)")
         ax.set_ylim(0, 100)
@@ -160,6 +189,7 @@ def main() -> None:
         for b in earlier["runs"]:
             if b["generator"] in earlier.get("events", {}):
                 shown.append({"generator": f"before: {b['generator']}", "text": b["text"], "seconds": b["seconds"],
+                              "equal_shares": True,
                               "stages": b.get("stages") or [*([] if b["generator"] == "learned" else ["program"]),
                                                             *[st for st in runs[0]["stages"] if st != "program"]],
                               "events": earlier["events"][b["generator"]]})

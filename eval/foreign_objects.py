@@ -109,18 +109,24 @@ def drawer() -> ForeignObject:
     """A one-drawer cabinet: carcass open at the front, a drawer (tray, front panel, bar pull) sliding out along +X."""
     w, d, h, t = 0.40, 0.40, 0.22, 0.015
     carcass = box(d, w, h, 0, 0, h / 2) - box(d, w - 2 * t, h - 2 * t, t, 0, h / 2)
-    cd, cw, ch = d - t, w - 2 * t - 0.004, h - 2 * t - 0.004  # drawer clears the cavity by 2 mm a side
+    cw, ch = w - 2 * t - 0.004, h - 2 * t - 0.004  # drawer clears the cavity by 2 mm a side
     z0 = t + 0.002
-    tray = box(cd - t, cw, ch, d / 2 - t - (cd - t) / 2, 0, z0 + ch / 2) \
-        - box(cd - 3 * t, cw - 2 * t, ch, d / 2 - t - (cd - t) / 2, 0, z0 + ch / 2 + t)
+    # the tray runs from the carcass's back wall to the front panel (1 mm into it, so the two are one body)
+    back, fore = -d / 2 + t, d / 2 + 0.001
+    tl, tc = fore - back, (fore + back) / 2
+    tray = box(tl, cw, ch, tc, 0, z0 + ch / 2) - box(tl - 2 * t, cw - 2 * t, ch, tc, 0, z0 + ch / 2 + t)
     front = box(t, w - 0.004, h - 0.004, d / 2 + t / 2, 0, h / 2)
     pull = box(0.02, 0.16, 0.015, d / 2 + t + 0.01, 0, h / 2) + box(0.012, 0.012, 0.015, d / 2 + t + 0.004, -0.07,
                                                                           h / 2) \
         + box(0.012, 0.012, 0.015, d / 2 + t + 0.004, 0.07, h / 2)
-    # a back stop: the carcass has a rail at the back that the tray's back wall meets at 160 mm out
+    # a back stop: a rail hanging from the carcass's top into the open tray, 250 mm in front of the tray's back
+    # wall, which meets it when the drawer is 250 mm out (60 % of its depth: three-quarter-extension runners)
+    wall = back + t  # the inner face of the tray's back wall
+    stop = 0.25
     moving = tray + front + pull
-    still = carcass + box(0.01, 0.02, 0.01, -d / 2 + t + 0.005, 0, t + 0.005 + 0.002 + ch - 0.012)
-    return ForeignObject("drawer", still, moving, "prismatic", (1, 0, 0), (0, 0, 0), 0.16)
+    top = h - t
+    still = carcass + box(0.01, 0.02, top - (z0 + ch - 0.012), wall + stop + 0.005, 0, (top + z0 + ch - 0.012) / 2)
+    return ForeignObject("drawer", still, moving, "prismatic", (1, 0, 0), (0, 0, 0), 0.4)
 
 
 def laptop() -> ForeignObject:
@@ -166,7 +172,9 @@ def press_handle() -> ForeignObject:
     """A press (stapler-like): a base bar with a hinge post at the back and a handle bar opened 25° that presses
     down onto an anvil and is stopped up by the post's back wall."""
     base = box(0.22, 0.05, 0.02, 0, 0, 0.01) + box(0.03, 0.05, 0.05, -0.095, 0, 0.045) \
-        + box(0.01, 0.05, 0.03, -0.115, 0, 0.085)  # back stop
+        + box(0.0135, 0.05, 0.05, -0.11825, 0, 0.075) + box(0.02, 0.05, 0.01, -0.115, 0, 0.055)
+    # the back stop: a wall behind the handle's back end (clear of it by 0.8 mm at rest), held by a bridge set into
+    # the post (one body with it)
     anvil = box(0.03, 0.03, 0.006, 0.07, 0, 0.023)
     pivot = np.array([-0.095, 0.0, 0.082])
     handle_closed = box(0.209, 0.036, 0.014, -0.0045, 0, pivot[2]) + cylinder(0.008, 0.07, "y", tuple(pivot))

@@ -34,6 +34,7 @@ from typing import Any
 from seed3d.asset import Asset, Joint, Part, atomic_dir
 from seed3d.errors import AssetInvalidError, DependencyError, InvalidInputError, NotBuiltError, Seed3DError
 from seed3d.physics import CollisionConfig, PhysicsConfig
+from seed3d.progress import heartbeat
 from seed3d.typed import PathType
 
 log = logging.getLogger(__name__)
@@ -42,6 +43,8 @@ log = logging.getLogger(__name__)
 STAGES: tuple[str, ...] = ("geometry", "parts", "texture", "articulation")
 #: Stages the pipeline can run today (the default of ``PipelineOptions`` and ``JobSpec``).
 BUILT_STAGES: tuple[str, ...] = STAGES
+#: Seconds the turntable preview takes on a busy CPU (what its heartbeat expects).
+PREVIEW_SECONDS = 4.0
 #: What ``run_job`` does after the pipeline's stages, in order (progress callbacks use these names).
 POST_STAGES: tuple[str, ...] = ("physics", "export", "validate", "preview")
 #: Which path makes the object: ``program`` (infer the object's program and build it with the procedural engine:
@@ -162,6 +165,12 @@ def learned_category(text: str | None, category: str | None) -> str | None:
 GEOMETRY_MESSAGES: dict[str, str] = {"condition": "encoding the input", "coarse": "coarse flow",
                                      "detail": "detail flow", "extract": "extracting the surface",
                                      "postprocess": "cleaning the mesh"}
+
+
+#: The geometry stage's share of its progress bar spent loading its models (the first job; later ones skip it).
+GEOMETRY_LOADING_SHARE = 0.03
+#: Seconds loading the geometry models and the text encoder takes on a busy CPU (what its heartbeat expects).
+LOADING_SECONDS = 8.0
 
 
 def geometry_fraction(phase: str, fraction: float) -> float:
@@ -531,12 +540,24 @@ class Seed3DPipeline:
         boundary("geometry")
         t0 = time.perf_counter()
         report("geometry", 0.0, "loading models")
-        shape = self.geometry().generate(
+        with heartbeat(lambda f, m: report("geometry", f, m), 0.0, GEOMETRY_LOADING_SHARE, "loading models",
+                       expected_s=LOADING_SECONDS):  # the first job's: torch weights and MiniLM
+            generator = self.geometry()
+            if text and text.strip():
+                from seed3d.condition.text import default_text_encoder
+
+                default_text_encoder().load()  # the generator's text encoder, loaded here under the heartbeat
+
+        def geometry_report(phase: str, f: float, message: str = "") -> None:
+            said = GEOMETRY_MESSAGES.get(phase, phase)
+            report("geometry", GEOMETRY_LOADING_SHARE + (1 - GEOMETRY_LOADING_SHARE) * geometry_fraction(phase, f),
+                   f"{said}: {message}" if message else said)
+
+        shape = generator.generate(
             image=image, text=text, category=size_category,
             options=GenerateOptions(seed=opts.seed, steps=opts.steps, guidance=opts.guidance,
                                     resolution=opts.resolution, target_faces=opts.target_faces),
-            callback=lambda phase, f: report("geometry", geometry_fraction(phase, f),
-                                             GEOMETRY_MESSAGES.get(phase, phase)))
+            callback=geometry_report)
         timings["geometry"] = round(time.perf_counter() - t0, 3)
         report("geometry", 1.0, f"{len(shape.mesh.faces)} faces")
         skipped = {s: "not built yet" if s not in BUILT_STAGES else "not asked for" for s in STAGES
@@ -877,7 +898,9 @@ def finish_asset(asset: Asset, out: PathType, *, formats: Sequence[str] = DEFAUL
             try:
                 from seed3d.render.preview import write_preview
 
-                write_preview(ready, tmp / "preview.png", tmp / "preview.gif")
+                with heartbeat(lambda f, m: report("preview", f, m), 0.0, 1.0, "turntable",
+                               expected_s=PREVIEW_SECONDS):
+                    write_preview(ready, tmp / "preview.png", tmp / "preview.gif")
                 files["preview"], files["preview_gif"] = "preview.png", "preview.gif"
             except Seed3DError as exc:
                 log.warning("%s: no preview: %s", ready.name, exc)

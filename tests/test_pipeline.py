@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import shutil
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +29,7 @@ from seed3d.pipeline import (
     stage_list,
     weights_component,
 )
+from seed3d.progress import heartbeat
 from tests.broken_assets import FixedPipe
 
 
@@ -288,6 +290,69 @@ def test_progress_goes_forward_and_every_stage_reports_from_inside(tiny_weights:
         assert shown.value >= before
         before = shown.value
     assert store.values == sorted(store.values) and store.values[-1] > 80.0
+
+
+def _beating(message: str) -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == f"heartbeat: {message}"[:51]]
+
+
+def test_heartbeat_reports_while_a_blocking_call_runs_and_never_after() -> None:
+    """Issue 57 item 9: a call that cannot report from inside (pymeshlab's decimation, loading a model) reports
+    through the same callback from a daemon thread while it runs. Waited for, never timed: the "blocking call" here
+    returns once the heartbeat has spoken three times."""
+    events: list[tuple[float, str, str]] = []
+    spoke = threading.Event()
+
+    def progress(fraction: float, message: str) -> None:
+        events.append((fraction, message, threading.current_thread().name))
+        if sum("crunching" in m for _, m, _ in events) >= 3:
+            spoke.set()
+
+    progress(0.2, "before")
+    with heartbeat(progress, 0.2, 0.6, "crunching 12k faces", expected_s=0.05, interval=0.002) as report:
+        assert spoke.wait(timeout=120)
+        report(0.1, "from inside")  # the block's own report, serialised with the beat: the fraction never goes back
+    assert not _beating("crunching 12k faces")  # the thread is joined: nothing can report after the block
+    progress(0.6, "after")
+    beats = [(f, m) for f, m, name in events if name != threading.current_thread().name]
+    assert len(beats) >= 3 and all(m.startswith("crunching 12k faces… ") and m.endswith(" s") for _, m in beats)
+    assert all(0.2 < f < 0.6 for f, _ in beats)  # towards the step's end, never onto it
+    fractions = [f for f, _, _ in events]
+    assert fractions == sorted(fractions)
+    assert events[-1][1] == "after" and [m for _, m, _ in events].count("from inside") == 1
+
+
+def test_heartbeat_passes_the_calls_exception_on_and_survives_a_failing_callback() -> None:
+    spoke = threading.Event()
+    seen: list[str] = []
+
+    def progress(fraction: float, message: str) -> None:
+        seen.append(message)
+        spoke.set()
+
+    with (pytest.raises(RuntimeError, match="pymeshlab gave up"),
+          heartbeat(progress, 0.0, 1.0, "collapsing", expected_s=1.0, interval=0.002)):
+        assert spoke.wait(timeout=120)
+        raise RuntimeError("pymeshlab gave up")
+    assert seen and not _beating("collapsing")
+    count = len(seen)
+
+    failed = threading.Event()
+
+    def broken(fraction: float, message: str) -> None:
+        failed.set()
+        raise OSError("the job store is down")
+
+    with heartbeat(broken, 0.0, 1.0, "loading models", expected_s=1.0, interval=0.002):
+        assert failed.wait(timeout=120)
+        for thread in _beating("loading models"):
+            thread.join(timeout=120)  # the beat stops by itself; the call goes on
+        assert not _beating("loading models")
+    assert len(seen) == count
+    with heartbeat(None, 0.0, 1.0, "nothing to tell", expected_s=1.0) as report:
+        report(0.5, "dropped")
+    with pytest.raises(InvalidInputError, match="start <= end"), heartbeat(progress, 0.8, 0.2, "backwards", 1.0):
+        pass
 
 
 def test_run_job_refuses_bad_specs_before_loading_and_stops_on_cancel(tiny_weights: Path, tmp_path: Path) -> None:

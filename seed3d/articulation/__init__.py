@@ -16,7 +16,9 @@
    over the widest range its sweep will try (a coarse decomposition of a cabinet body fills its drawer
    cavities; ``ArticulationConfig.clearance``, ``seed3d.physics.collision.clear_moving_parts``);
 5. fits limits with a collision-checked sweep of those hulls in PyBullet, capped by priors per kind of part
-   (``limits``), and sets damping / friction presets so parts stay where they are put (joint friction at least
+   (``limits``; a panel or lever that turns back at least ``OPEN_REST`` from rest before it meets anything was
+   given part-way open, and that way joins its range), and sets damping / friction presets so parts stay where
+   they are put (joint friction at least
    ``hold_margin`` times the gravity torque at rest, or the largest over any pose for tilting arms and for parts
    that turn a full turn);
 6. when a moving panel's sweep finds it blocked at rest by a piece with its label that it touches (one door the
@@ -80,10 +82,19 @@ from seed3d.errors import InvalidInputError
 from seed3d.physics import PhysicsConfig, get_material, prepare
 from seed3d.physics.collision import clear_moving_parts
 from seed3d.physics.functional import FunctionalConfig, check_asset, joint_verdicts
+from seed3d.progress import heartbeat
 from seed3d.typed import ProgressCallback
 
 logger = logging.getLogger(__name__)
 
+
+#: A revolute joint that opens one way whose part turns back at least this far (rad) from rest before it meets
+#: anything rests part-way open, and gets that way as its lower range (a laptop given open, a lever mid-throw);
+#: a closed door or lid meets its body at once.
+OPEN_REST = math.radians(30)
+#: The limit priors of parts that may rest part-way open: panels and levers (a latch handle or a tap, free both ways
+#: by its shape, turns one way by its mechanism).
+OPEN_REST_PRIORS: frozenset[str] = frozenset({"door", "flap", "lid", "screen", "lever"})
 
 #: Passes after the first that glue pieces of one part found blocking each other (``glue_split_panels``).
 SPLIT_PASSES = 2
@@ -201,6 +212,10 @@ class _Stops:
     cap_up: float | None
     cap_lo: float | None
     note: str
+    clear_up: float
+    """How far the positive side is taken when the hulls are cleared round the part: its typical range (the sweep
+    may go on past it to find a stop of the mechanism's own, ``LimitPrior.stop_within``; cleared round that wider
+    sweep, the hulls of what stops it would be left uncut only at rest)."""
 
 
 def _stops(work: Asset, parents: dict[str, str], name: str, d: Decision, cfg: ArticulationConfig) -> _Stops:
@@ -230,13 +245,17 @@ def _stops(work: Asset, parents: dict[str, str], name: str, d: Decision, cfg: Ar
     up_stop = prior.upper if cap_up is None else cap_up
     if prior.blocked_below is not None and cap_up is None:
         up_stop = max(up_stop, prior.blocked_below)
+    clear_up = up_stop
+    if prior.stop_within is not None and cap_up is None:  # swept on to find the mechanism's own stop
+        up_stop = max(up_stop, prior.stop_within)
     lo_stop = -prior.lower if cap_lo is None else cap_lo
     if rotational:
         up_stop, lo_stop = min(up_stop, lcfg.max_turn), min(lo_stop, lcfg.max_turn)
+        clear_up = min(clear_up, lcfg.max_turn)
         step = lcfg.angle_step
     else:
         step = max(0.002, max(up_stop, lo_stop) / 20)
-    return _Stops(prior, up_stop, lo_stop, step, cap_up, cap_lo, note)
+    return _Stops(prior, up_stop, lo_stop, step, cap_up, cap_lo, note, min(clear_up, up_stop))
 
 
 def _limits(work: Asset, scene: CollisionScene, parents: dict[str, str], name: str, d: Decision,
@@ -267,23 +286,50 @@ def _limits(work: Asset, scene: CollisionScene, parents: dict[str, str], name: s
     st = _stops(work, parents, name, d, cfg)
     sweep = sweep_joint(scene, moving, d.type, d.axis, d.origin, st.up, st.lo, lcfg, st.step)
     lower, upper = fit_limits(st.prior, sweep, d.type == "revolute", st.cap_up, st.cap_lo, lcfg)
-    return d, lower, upper, sweep, st.note
+    note = st.note
+    if d.type == "revolute" and st.lo <= 0 and d.lower is None and d.limits in OPEN_REST_PRIORS:
+        # a part that opens one way may rest part-way open (a laptop's screen, a lever standing mid-throw): turned
+        # back, it travels a good way before it meets anything; that way is its range too
+        v, hit = scene.first_contact(moving, lambda a: _motion(d, -a), lcfg.max_turn, lcfg.angle_step,
+                                     lcfg.tolerance, lcfg.bisections)
+        if hit is not None and v >= OPEN_REST:
+            sweep.lower_contact, sweep.lower_hit = v, hit
+            back = v - lcfg.angle_backoff
+            stop = st.prior.stop_within
+            if stop is not None and v > stop:  # no stop of the lever's own that way: its typical throw, at most
+                back = min(back, max(upper, st.prior.upper))
+            lower = -max(0.0, back)
+            note = (note + "; " if note else "") + (
+                f"rests {math.degrees(v):.0f}° open (turned back it meets {hit[1]} there): that way is in its range")
+    return d, lower, upper, sweep, note
+
+
+#: Seconds clearing the hulls takes per moving part on a busy CPU (what its heartbeat expects; 4 in 10 s under a
+#: load of 10 on 2 cores, eval/results/progress.json).
+CLEAR_SECONDS_PER_JOINT = 2.5
 
 
 def _cleared(work: Asset, parents: dict[str, str], decisions: dict[str, Decision], cfg: ArticulationConfig,
-             margin: float) -> Asset:
+             margin: float, progress: ProgressCallback | None = None) -> Asset:
     """``work`` with its collision hulls cut back around the parts that move against them
-    (``clear_moving_parts``), each decided joint taken over the widest range its sweep will try."""
+    (``clear_moving_parts``), each decided joint taken over the widest range its sweep will try
+    (``progress(fraction, message)`` per joint, then every second while the hulls are cut)."""
+    report = progress or (lambda f, m: None)
     joints = []
-    for name, d in decisions.items():
+    for i, (name, d) in enumerate(decisions.items()):
+        report(0.3 * i / max(len(decisions), 1), f"range of {name} to clear")
         lower = upper = 0.0
         if d.type in ("revolute", "prismatic"):
             st = _stops(work, parents, name, d, cfg)
-            lower, upper = -st.lo, st.up
+            lower, upper = -st.lo, st.clear_up
         joints.append(Joint(f"{name}_joint", d.type, parents[name], name, origin=d.origin, axis=d.axis,
                             lower=lower, upper=upper))
     provisional = Asset(work.name, work.parts, joints, work.metadata, joints_known=True)
-    cleared = clear_moving_parts(provisional, margin, (cfg.physics or PhysicsConfig()).collision)
+    moving = sum(j.movable for j in joints)
+    report(0.3, f"cutting collision hulls around {moving} moving parts")
+    with heartbeat(report, 0.3, 1.0, f"cutting collision hulls around {moving} moving parts",
+                   expected_s=max(1.0, CLEAR_SECONDS_PER_JOINT * moving)):  # one opaque call
+        cleared = clear_moving_parts(provisional, margin, (cfg.physics or PhysicsConfig()).collision)
     return Asset(work.name, cleared.parts, [], cleared.metadata, joints_known=False)
 
 
@@ -434,8 +480,8 @@ def _one_pass(work: Asset, analysis: Analysis, reasoner: Reasoner, cfg: Articula
                 moving=subtree(parents, name), analysis=analysis, scene=scene, parent_decision=decisions.get(par))
             decisions[name] = reasoner.decide(ctx)
     if cfg.clearance is not None:
-        report(0.6, "clearing collision hulls around moving parts")
-        work = _cleared(work, parents, decisions, cfg, cfg.clearance)
+        report(0.15, "clearing collision hulls around moving parts")
+        work = _cleared(work, parents, decisions, cfg, cfg.clearance, lambda f, m: report(0.15 + 0.45 * f, m))
     split: list[tuple[str, str]] = []
     blocked: list[str] = []
     with CollisionScene(work, ground=cfg.limits.ground) as scene:

@@ -413,6 +413,41 @@ def patch_long_axis(points: FloatArray, ratio: float = 2.5) -> FloatArray | None
     return None
 
 
+def barrel_centre(points: FloatArray, normals: FloatArray, axis: FloatArray, near: FloatArray, reach: float,
+                  max_radius: float, min_radius: float = 0.002) -> FloatArray | None:
+    """Centre (on the line through it along ``axis``) of the round barrel or knuckle nearest ``near`` on a part's
+    surface, or None when there is none within ``reach``.
+
+    A Hough vote: every sample within ``reach`` of ``near`` whose normal runs across ``axis`` points, from its
+    outward normal, at the centre of a circle of radius r through it; over radii from ``min_radius`` to
+    ``max_radius``, the centre most samples agree on wins when their normals cover at least a third of the circle
+    (a flat face or a corner agrees on no single point over such a spread of directions)."""
+    from scipy.spatial import cKDTree
+
+    a = unit(axis)
+    sel = (np.linalg.norm(points - near, axis=1) <= reach) & (np.abs(normals @ a) < 0.2)
+    if sel.sum() < 12 or max_radius <= min_radius:
+        return None
+    basis = plane_basis(a)
+    p2 = (points[sel] - near) @ basis.T
+    n2 = normals[sel] @ basis.T
+    n2 = n2 / np.maximum(np.linalg.norm(n2, axis=1, keepdims=True), 1e-12)
+    angle = np.arctan2(n2[:, 1], n2[:, 0])
+    best: tuple[int, FloatArray] | None = None
+    for r in np.geomspace(min_radius, max_radius, 24):
+        q = p2 - r * n2
+        tol = max(0.1 * r, 0.0005)
+        counts = np.array([len(x) for x in cKDTree(q).query_ball_point(q, tol)])
+        k = int(np.argmax(counts))
+        members = np.linalg.norm(q - q[k], axis=1) <= tol
+        bins = np.unique(np.floor((angle[members] + np.pi) / (np.pi / 6)).astype(int) % 12)
+        if len(bins) >= 4 and (best is None or int(members.sum()) > best[0]):
+            best = (int(members.sum()), q[members].mean(axis=0))
+    if best is None:
+        return None
+    return near + best[1] @ basis
+
+
 def curvature_pivot(points: FloatArray, axis: FloatArray, near: FloatArray, radius: float,
                     max_radius: float, sphere: bool = False) -> FloatArray | None:
     """Centre of the round surface near ``near`` (a knuckle, a hub), or None when it is flat or irregular.

@@ -35,6 +35,7 @@ from seed3d.articulation.candidates import (
     Candidate,
     Contact,
     Shape,
+    barrel_centre,
     curvature_pivot,
     cylinder_pivot,
     patch_long_axis,
@@ -64,6 +65,21 @@ PIN_LABELS: frozenset[str] = frozenset({"door", "lid", "screen", "knob", "lever"
 #: The largest radius of a pin or barrel, over the size of the part turning on it (a laptop's hinge barrel: 0.015, a
 #: lever's pin 0.02; synth lids, dials and drums fit round a rim a third of their size: 0.3 and more).
 PIN_RADIUS = 0.1
+#: A cylindrical contact whose patch normals run along its axis by at least this much on average is a hub's end
+#: face against the parent (a tap's cross handle), not a collar round a post (whose normals point across the axis).
+HUB_FACE = 0.7
+#: Labels whose part, touching its parent flush only along an edge (``_rests_on_edge``), pivots about that edge
+#: rather than being glued: a press's handle resting on its post, a lever on its fulcrum.
+EDGE_LABELS: frozenset[str] = frozenset({"handle", "lever", "spout", "other", "part"})
+#: A flush contact touches (gap under ``TOUCH_GAP``, m) over at most this share of its patch when it is an edge or a
+#: corner resting on the parent; faces glued together touch over most of theirs.
+EDGE_SHARE = 0.12
+TOUCH_GAP = 0.0001
+#: A panel whose true surface comes within this gap (m) of other parts both ways along one axis across its face is
+#: held in a track or frame (synth sashes: 3 mm); when it can slide at least ``SLIDE_SHARE`` of its extent along the
+#: other, level one, it slides (``RuleReasoner._track``).
+TRACK_GAP = 0.005
+SLIDE_SHARE = 0.4
 #: Labels that are always fixed to their parent.
 FIXED_LABELS: frozenset[str] = frozenset({"body", "leg", "top", "frame", "base", "back", "cushion", "keyboard", "bulb",
                                           "panel", "shelf"})
@@ -453,6 +469,22 @@ class PartContext:
             return 0.0
         return float(np.mean(reach[counted] >= stop))
 
+    def surface_travel(self, direction: FloatArray, stop: float) -> float:
+        """How far (m, up to ``stop``) this subtree's true surface can translate along ``direction`` before it meets
+        another part's true surface: the shortest ray from its samples (collision hulls not seen)."""
+        d = unit(direction)
+        moving = set(self.moving)
+        origins = np.concatenate([self.analysis.shape(n).samples.points for n in self.moving])
+        lo, hi = origins.min(axis=0), origins.max(axis=0)
+        lo, hi = np.minimum(lo, lo + stop * d), np.maximum(hi, hi + stop * d)
+        travel = stop
+        for part in self.analysis.asset.parts:
+            plo, phi = part.mesh.bounds
+            if part.name in moving or np.any(plo > hi) or np.any(phi < lo):
+                continue
+            travel = min(travel, float(self.analysis.field(part.name).ray_distance(origins, d).min(initial=np.inf)))
+        return travel
+
     def clear_directions(self, share: float = 0.95) -> list[FloatArray]:
         """The ± box axes along which at least ``share`` of the facing surface is clear of other parts' true
         surfaces for 30 % of the part's extent that way (``surface_clearance``)."""
@@ -618,6 +650,17 @@ def _is_oblong(ctx: PartContext) -> bool:
     return bool(not ctx.shape.symmetric and e[2] >= OBLONG_RATIO * e[1])
 
 
+def _rests_on_edge(ctx: PartContext) -> bool:
+    """Whether the part's flush contact with its parent is an edge resting on it, not faces glued together: the
+    patch is a long strip, and at most ``EDGE_SHARE`` of it lies within ``TOUCH_GAP`` of the parent (the gap opens
+    steadily away from the edge)."""
+    c = ctx.contact
+    if c is None or c.kind != FLUSH or len(c.points) < 12 or patch_long_axis(c.points) is None:
+        return False
+    gaps = ctx.analysis.field(ctx.parent).distance(c.points)
+    return float(np.mean(gaps <= TOUCH_GAP)) <= EDGE_SHARE
+
+
 def _is_block(ctx: PartContext) -> bool:
     """A plain block: its surface at least ``BLOCK_SHARE`` of its oriented box's."""
     e = ctx.shape.box.extents
@@ -655,12 +698,13 @@ class RuleReasoner:
     along its depth; a round button as wide as a dial turns and an oblong knob is pressed like a button, a plain
     block labelled knob slides back and forth over its parent when it can, else is pressed too; a long
     bar labelled button is judged as a handle; a drawer slides level; a door too thick to be a panel is a drum when
-    it is round, a post of its frame (fixed) when it is a long bar, else a drawer; a lid is hinged unless it screws
-    on or is held in runners that leave it one level way out); handles, levers, spouts, seats, arms, shades, trays
-    and unknown parts move only when they have a running clearance to their parent (glued parts touch; a round tray
-    apart from it stands on a spindle the cut left out, and turns), and then by their shape: a sleeve fit slides (or
-    turns when the part is a solid of revolution), a collar swings round its post, a knuckle tilts. Structural
-    labels are fixed.
+    it is round, a post of its frame (fixed) when it is a long bar, else a drawer; a door panel held in a track with
+    room beside it slides (a sash); a lid is hinged unless it screws on or is held in runners that leave it one
+    level way out); handles, levers, spouts, seats, arms, shades, trays and unknown parts move only when they have
+    a running clearance to their parent (glued parts touch; a round tray apart from it stands on a spindle the cut
+    left out, and turns) or rest on it along an edge only (they pivot there), and then by their shape: a sleeve fit
+    slides (or turns when the part is a solid of revolution), a collar swings round its post, a hub meeting its
+    parent end-on turns, a knuckle tilts. Structural labels are fixed, but a second body on a pin turns on it.
     """
 
     name = "rules"
@@ -669,6 +713,10 @@ class RuleReasoner:
         """The joint of ``ctx.name`` to its parent."""
         label, kind = ctx.label, ctx.contact_kind
         if label in FIXED_LABELS:
+            if label == "body":  # a second body (the root is the first) on a pin is no structure: it turns
+                pinned = self._on_pin(ctx)
+                if pinned is not None:
+                    return pinned
             return _fixed(ctx, f"a {label} is structural")
         if label in PIN_LABELS:
             pinned = self._on_pin(ctx)
@@ -685,6 +733,9 @@ class RuleReasoner:
                                                    "about its symmetry axis")
                 return self._slide(ctx, "drawer", "a thick box labelled door is a drawer: it slides out of its "
                                                   "parent")
+            track = self._track(ctx)
+            if track is not None:
+                return track
             return self._hinge(ctx, "door")
         if label == "drawer":
             return self._slide(ctx, "drawer", "a drawer slides out of its parent")
@@ -723,6 +774,8 @@ class RuleReasoner:
         if label == "tray" and kind == APART and ctx.shape.symmetric:
             return self._spin(ctx, "spin", f"a round tray apart from {ctx.parent} (not glued) is a turntable on a "
                                            "spindle: it turns")
+        if kind == FLUSH and label in EDGE_LABELS and _rests_on_edge(ctx):
+            return self._on_edge(ctx)
         if kind != CLEARANCE:
             return _fixed(ctx, f"no running clearance to {ctx.parent} ({kind}): glued or carried")
         if label == "handle":
@@ -771,6 +824,30 @@ class RuleReasoner:
         be whole; the hulls of a decomposed body may miss lips that thin."""
         clear = ctx.clear_directions(share=RUNNER_SHARE)
         return clear[0] if len(clear) == 1 and _level(clear[0]) else None
+
+    def _track(self, ctx: PartContext) -> Decision | None:
+        """A panel held in a track (its true surface within ``TRACK_GAP`` of other parts both ways along one axis
+        across its face) with room to slide along the other, level one (at least ``SLIDE_SHARE`` of its extent
+        clear one way) slides along it, the clearer way: a sliding door, a window's sash beside an open half. A
+        panel that fills its opening (a casement, an inset door) has no such room, and a door on a cabinet's front
+        is not held, so both swing. None when it is not so held."""
+        box = ctx.shape.box
+        e = box.extents
+        inplane = [int(k) for k in box.order()[1:]]
+        travel = {(k, s): ctx.surface_travel(s * box.axes[k], float(e[k])) for k in inplane for s in (1.0, -1.0)}
+        for k in inplane:
+            held = next(i for i in inplane if i != k)
+            if not _level(box.axes[k]) or max(travel[(held, 1.0)], travel[(held, -1.0)]) > TRACK_GAP:
+                continue
+            t, s = max((travel[(k, s)], s) for s in (1.0, -1.0))
+            if t < SLIDE_SHARE * float(e[k]):
+                continue
+            d = unit(s * box.axes[k])
+            origin = box.centre + d * float(e[k]) / 2
+            return Decision("prismatic", d, origin, ctx.match(d, box.centre), "sliding", "slide",
+                            f"a {ctx.label} held in a track (within {TRACK_GAP * 1000:g} mm both ways across it) with "
+                            f"{t * 1000:.0f} mm clear along it slides", upper=t)
+        return None
 
     def _hinge(self, ctx: PartContext, what: str) -> Decision:
         box = ctx.shape.box
@@ -951,7 +1028,8 @@ class RuleReasoner:
             return None
         if ctx.shape.symmetric and abs(float(ctx.shape.symmetry_axis @ axis)) > 0.95:  # type: ignore[operator]
             return self._spin(ctx, "spin", f"a {ctx.label} round about the pin it runs on turns on it")
-        if ctx.label in ("knob", "lever", "handle", "other"):  # round about another axis: a lever's grip
+        if ctx.label in ("knob", "lever", "handle", "other") or (ctx.label == "body" and not _is_panel(ctx)):
+            # round about another axis (a lever's grip), or a second body shaped as no panel (a lever's stick)
             return _pivot(ctx, axis, pivot, f"a {ctx.label} on a pin (a cylindrical running fit to {ctx.parent}) "
                                             "pivots about it")
         r = ctx.shape.centroid - pivot
@@ -965,6 +1043,22 @@ class RuleReasoner:
         return Decision("revolute", signed, pivot, ctx.match(axis, pivot), prior, preset,
                         f"a {ctx.label} on a hinge barrel (a cylindrical running fit to {ctx.parent}) turns about it, "
                         "opening away from it")
+
+    def _on_edge(self, ctx: PartContext) -> Decision:
+        """A part resting on its parent along an edge pivots about that line: through the centre of the barrel or
+        knuckle next to it when it has one (a press's handle on its hinge post), else the contact line itself."""
+        c = ctx.contact
+        assert c is not None
+        long = patch_long_axis(c.points)
+        assert long is not None
+        axis = _nearest_axis(ctx, snap(long), 10.0)
+        pivot = barrel_centre(ctx.shape.samples.points, ctx.shape.samples.normals, axis, c.centroid,
+                              0.25 * ctx.shape.size, PIN_RADIUS * ctx.shape.size)
+        why = "the barrel beside the edge it rests on"
+        if pivot is None:
+            pivot, why = c.centroid, "the edge it rests on"
+        return _pivot(ctx, axis, pivot, f"a {ctx.label} touching {ctx.parent} only along an edge is not glued: it "
+                                        f"pivots about {why}")
 
     def _lever(self, ctx: PartContext) -> Decision:
         c = ctx.contact
@@ -994,6 +1088,11 @@ class RuleReasoner:
         cand = ctx.candidate("contact_cylinder") if c.cylindrical else None
         if cand is not None and ctx.shape.symmetric and abs(float(ctx.shape.symmetry_axis @ cand.direction)) > 0.95:
             return self._spin(ctx, "spin", "a round part on the spindle it fits round turns on it (a tap's knob)")
+        if cand is not None and float(np.mean(np.abs(c.normals @ cand.direction))) > HUB_FACE:
+            # the patch faces along the axis: the part meets its parent end-on with a round hub (a tap's cross
+            # handle on the side of its column), not with a collar round a post; it turns on the hub like a knob
+            # (a full turn when nothing stops it: the spin check makes it revolute over its free range otherwise)
+            return self._spin(ctx, "spin", "a part meeting its parent end-on with a round hub turns about the hub")
         if cand is not None:
             axis, pivot, why = cand.direction, cand.pivot, "the post its collar fits round"
         else:

@@ -56,7 +56,9 @@ class LimitPrior:
     ``upper``/``lower`` cap the positive/negative side; ``blocked_upper`` replaces ``upper`` when the sweep finds
     an obstacle before ``blocked_below`` (a door whose wider swing would hit something stops at 90°);
     ``extension`` (prismatic) makes the cap that fraction of the length the part has inside its parent along
-    the axis; ``supported`` keeps a two-sided slider over its parent.
+    the axis; ``supported`` keeps a two-sided slider over its parent; ``stop_within`` lets a stop the sweep meets
+    within that range be the limit even past ``upper`` (a lever's throw ends where its slot does, not at a
+    typical angle).
     """
 
     upper: float
@@ -65,6 +67,7 @@ class LimitPrior:
     blocked_below: float | None = None
     extension: float | None = None
     supported: bool = False
+    stop_within: float | None = None
 
 
 #: Priors by name (the reasoner names one per movable joint).
@@ -76,7 +79,7 @@ LIMIT_PRIORS: dict[str, LimitPrior] = {
     "drawer": LimitPrior(1.0, extension=0.75),
     "telescope": LimitPrior(1.0, extension=0.75),
     "button": LimitPrior(0.003),
-    "lever": LimitPrior(math.radians(30)),
+    "lever": LimitPrior(math.radians(30), stop_within=math.radians(90)),
     "latch": LimitPrior(math.radians(45)),
     "knob_latch": LimitPrior(math.radians(60)),
     "tap": LimitPrior(math.radians(90)),
@@ -84,6 +87,7 @@ LIMIT_PRIORS: dict[str, LimitPrior] = {
     "stiff": LimitPrior(0.5, lower=-0.5),
     "slider": LimitPrior(1.0, lower=-1.0, supported=True),
     "free": LimitPrior(math.pi),
+    "sliding": LimitPrior(1.0),
 }
 
 
@@ -393,6 +397,9 @@ def fit_limits(prior: LimitPrior, sweep: SweepResult, rotational: bool, cap_uppe
     if sweep.upper_contact is not None and prior.blocked_upper is not None and prior.blocked_below is not None \
             and sweep.upper_contact < prior.blocked_below:
         up_cap = min(up_cap, prior.blocked_upper)
+    if sweep.upper_contact is not None and cap_upper is None and prior.stop_within is not None \
+            and sweep.upper_contact <= prior.stop_within:
+        up_cap = max(up_cap, sweep.upper_contact)  # the mechanism's own stop, past the typical throw
     upper = up_cap if sweep.upper_contact is None else min(up_cap, max(0.0, sweep.upper_contact - back))
     lo_cap = -prior.lower if cap_lower is None else cap_lower
     lower = 0.0

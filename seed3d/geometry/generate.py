@@ -38,15 +38,32 @@ from seed3d.typed import PathType
 
 log = logging.getLogger(__name__)
 
-StageCallback = Callable[[str, float], None]
+StageCallback = Callable[..., None]
+"""``callback(phase, fraction)`` after each step of a phase, and ``callback(phase, fraction, message)`` every second
+while a call that cannot report from inside runs (the mesh's decimation: ``seed3d.progress.heartbeat``)."""
 #: Share of the detail phase's progress spent placing its start (support, re-encoding); the flow's steps the rest.
 DETAIL_START_SHARE = 0.1
 #: Lattice points per sdf call in surface extraction: each call reports progress (a few seconds each on a busy CPU).
 EXTRACT_BATCH = 16384
 #: The phases ``ShapeGenerator.generate`` reports, in order, with the share of the stage's time each takes on the
-#: CPU at default settings (the pipeline maps them onto one monotonic progress bar).
-GEOMETRY_PHASES: dict[str, float] = {"condition": 0.05, "coarse": 0.3, "detail": 0.3, "extract": 0.25,
-                                     "postprocess": 0.1}
+#: CPU at default settings (the pipeline maps them onto one monotonic progress bar; measured in
+#: eval/results/progress.json: 3, 13, 60, 108 and 23 s on 2 busy cores, the text encoder loaded beforehand).
+GEOMETRY_PHASES: dict[str, float] = {"condition": 0.02, "coarse": 0.08, "detail": 0.29, "extract": 0.5,
+                                     "postprocess": 0.11}
+
+
+#: Share of surface extraction's time its hierarchical refinement takes; meshing the kept cells is the rest
+#: (eval/results/progress.json: 118 of 120 s). ``extract_surface`` reports refinement in [0, 0.5] and meshing in
+#: (0.5, 1]; ``extract_time_share`` maps that onto the time.
+EXTRACT_REFINE_SHARE = 0.97
+
+
+def extract_time_share(fraction: float) -> float:
+    """The share of extraction's time done at ``fraction`` of ``extract_surface``'s own progress."""
+    f = min(max(fraction, 0.0), 1.0)
+    if f <= 0.5:
+        return EXTRACT_REFINE_SHARE * f / 0.5
+    return EXTRACT_REFINE_SHARE + (1 - EXTRACT_REFINE_SHARE) * (f - 0.5) / 0.5
 
 
 @dataclass
@@ -254,9 +271,10 @@ class ShapeGenerator:
                  options: GenerateOptions | None = None, category: str | None = None,
                  callback: StageCallback | None = None) -> GeneratedShape:
         """A watertight mesh in meters for an image and/or a text; ``category`` sets the size prior when the text
-        names no size. ``callback(phase, fraction)`` is called through every phase, in ``GEOMETRY_PHASES`` order."""
+        names no size. ``callback(phase, fraction[, message])`` is called through every phase, in ``GEOMETRY_PHASES``
+        order (``StageCallback``)."""
         opts = options or GenerateOptions()
-        report = callback or (lambda s, f: None)
+        report = callback or (lambda s, f, *m: None)
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
         report("condition", 0.0)
@@ -270,11 +288,12 @@ class ShapeGenerator:
         t0 = time.perf_counter()
         report("extract", 0.0)
         raw = self.extract(*self.surface_field(grid, latent), resolution=opts.resolution, level=opts.level,
-                           progress=lambda f: report("extract", f))
+                           progress=lambda f: report("extract", extract_time_share(f)))
         timings["extract"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         report("postprocess", 0.0)
-        shell = clean_shell(raw, target_faces=opts.target_faces, progress=lambda f: report("postprocess", 0.8 * f))
+        shell = clean_shell(raw, target_faces=opts.target_faces,
+                            progress=lambda f, *message: report("postprocess", 0.8 * f, *message))
         size = real_world_size(text, category)
         mesh = to_asset_frame(rest_pose(shell), size)
         report("postprocess", 0.9)

@@ -116,6 +116,36 @@ def test_decimation_that_opens_the_mesh_is_retried(monkeypatch: pytest.MonkeyPat
     assert targets == [400, 600] and len(out.faces) <= 660
 
 
+def test_decimation_reports_while_it_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 57 item 9: pymeshlab's collapse cannot report from inside, so a heartbeat reports for it (and
+    clean_shell passes its messages on). The collapse here waits until the heartbeat has spoken: no timing."""
+    import threading
+
+    import seed3d.progress
+
+    spoke = threading.Event()
+    real = pp._decimate
+
+    def slow(mesh: Mesh, target: int) -> Mesh | None:
+        assert spoke.wait(timeout=120)
+        return real(mesh, target)
+
+    monkeypatch.setattr(pp, "_decimate", slow)
+    monkeypatch.setattr(seed3d.progress, "HEARTBEAT_S", 0.002)
+    calls: list[tuple[float, ...] | tuple[float, str]] = []
+
+    def progress(fraction: float, *message: str) -> None:
+        calls.append((fraction, *message))
+        if message:
+            spoke.set()
+
+    sphere = _sphere(subdivisions=3)
+    _closed(clean_shell(sphere, target_faces=400, progress=progress))
+    said = [c for c in calls if len(c) == 2]
+    assert said and all(str(c[1]).startswith("decimating 1k faces… ") and 0.5 < c[0] < 1.0 for c in said)
+    assert [c[0] for c in calls] == sorted(c[0] for c in calls) and calls[-1] == (1.0,)
+
+
 def test_decimate_keeps_a_small_mesh_and_rejects_a_bad_target() -> None:
     sphere = _sphere(subdivisions=2)
     assert pp.decimate(sphere, len(sphere.faces)) is sphere
