@@ -247,13 +247,15 @@ def _model_options(defaults: Any, items: Sequence[str]) -> Any:
 
 
 def _stage_progress(desc: str, stages: Sequence[str]) -> tuple[Callable[[str, float, str], None], Callable[[], None]]:
-    """A tqdm bar driven by a ``(stage, fraction, message)`` callback over ``stages`` in order."""
+    """A tqdm bar driven by a ``(stage, fraction, message)`` callback over ``stages`` in order, each stage taking
+    its share of the time (``seed3d.progress.OverallProgress``); a stage not listed shows its message only."""
+    from seed3d.progress import OverallProgress
+
     update, close = _progress_bar(desc)
-    order = list(stages)
+    overall = OverallProgress(stages)
 
     def report(stage: str, fraction: float, message: str) -> None:
-        i = order.index(stage) if stage in order else 0
-        update((i + min(max(fraction, 0.0), 1.0)) / max(len(order), 1), f"{stage}: {message}" if message else stage)
+        update(overall(stage, fraction), f"{stage}: {message}" if message else stage)
 
     return report, close
 

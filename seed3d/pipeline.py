@@ -45,6 +45,9 @@ STAGES: tuple[str, ...] = ("geometry", "parts", "texture", "articulation")
 BUILT_STAGES: tuple[str, ...] = STAGES
 #: Seconds the turntable preview takes on a busy CPU (what its heartbeat expects).
 PREVIEW_SECONDS = 4.0
+#: Seconds reading an image's program takes on a busy CPU (network and render-and-compare fit; its heartbeat's
+#: expectation, reported as stage "generator", which moves no overall figure: the path is not known yet).
+CHOOSE_SECONDS = 8.0
 #: What ``run_job`` does after the pipeline's stages, in order (progress callbacks use these names).
 POST_STAGES: tuple[str, ...] = ("physics", "export", "validate", "preview")
 #: Which path makes the object: ``program`` (infer the object's program and build it with the procedural engine:
@@ -516,7 +519,12 @@ class Seed3DPipeline:
         timings: dict[str, float] = {}
         boundary("program")
         t0 = time.perf_counter()
-        program, why = self.choose_program(image, text, opts)
+        if image is not None and opts.generator != "learned":  # the image network and its fit: seconds
+            with heartbeat(lambda f, m: report("generator", f, m), 0.0, 1.0, "reading the image",
+                           expected_s=CHOOSE_SECONDS):
+                program, why = self.choose_program(image, text, opts)
+        else:
+            program, why = self.choose_program(image, text, opts)
         if program is not None:
             from seed3d.program import build_program
 

@@ -418,3 +418,31 @@ def test_an_image_alone_on_the_learned_path_takes_the_size_of_the_category_it_lo
     assert height < 0.25 and "typical mug" in asset.metadata["size"]["note"]
     noise = (np.random.default_rng(0).random((40, 40, 3)) * 255).astype(np.uint8)
     assert pipe.image_size_category(noise) == (None, None)
+
+
+def test_reading_an_image_s_program_reports_while_it_runs(tiny_weights: Path, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The image network and its render-and-compare fit take seconds before any stage starts: a heartbeat reports
+    them as stage "generator" (no overall figure moves: the path is not chosen yet). Waits for the report."""
+    pipe = Seed3DPipeline.from_pretrained(tiny_weights)
+    seen = threading.Event()
+
+    class Stop(Exception):
+        pass
+
+    def slow_choice(image: object, text: object, opts: object) -> tuple[None, str]:
+        assert seen.wait(timeout=600), "no progress while the image's program was read"
+        raise Stop
+
+    monkeypatch.setattr(pipe, "choose_program", slow_choice)
+    events: list[tuple[str, float, str]] = []
+
+    def progress(stage: str, fraction: float, message: str) -> None:
+        events.append((stage, fraction, message))
+        if stage == "generator":
+            seen.set()
+
+    with pytest.raises(Stop):
+        pipe(image=str(noise_image(tmp_path / "in.png")), options=PipelineOptions(**FAST), progress=progress)
+    assert events and all(s == "generator" and "reading the image" in m for s, _, m in events)
+    assert all(0.0 <= f < 1.0 for _, f, _ in events)
