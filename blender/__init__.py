@@ -109,6 +109,8 @@ def drain() -> float | None:
         if kind == "job":
             task.job = payload
             stage = f" · {payload['stage']}" if payload.get("stage") else ""
+            if payload.get("status") == "running" and payload.get("message"):
+                stage += f": {payload['message']}"  # what the stage is doing now ("decimating 445k faces… 6 s")
             queue_pos = payload.get("queue_position")
             where = f" (#{queue_pos} in queue)" if payload.get("status") == "queued" and queue_pos is not None else ""
             _set_state(status=f"{payload['status']}{stage}{where}", progress=float(payload.get("progress") or 0) / 100,
