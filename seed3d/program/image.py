@@ -269,20 +269,18 @@ def load_program_net(model: ProgramNet | PathType, device: str = "cpu") -> Progr
 
 def body_finish_from_image(category: str, pre: Any) -> tuple[str, str] | None:
     """(``kind:colour``, the colour as #rrggbb) of the category's body finish nearest to the masked object's median
-    colour, among the kinds and palette colours the category draws its body from; None without such a finish or
+    colour (``seed3d.program.fit.nearest_finish``); None without such a finish or
     enough object pixels. The median of the lit pixels: the object's main colour, somewhat darker than its albedo."""
+    from seed3d.program.fit import nearest_finish
     from seed3d.synth import CATEGORIES
-    from seed3d.synth.materials import PALETTES
 
     prm = CATEGORIES[category].params.get("body_finish")
     inside = np.asarray(pre.alpha) > 0.9
     if prm is None or not prm.is_finish or inside.sum() < 16:
         return None
     colour = np.median(np.asarray(pre.rgb)[inside], axis=0)
-    best = min(((kind, name) for kind in dict.fromkeys(prm.finish_kinds or ()) for name in PALETTES[kind]),
-               key=lambda kc: float(np.sum((np.asarray(PALETTES[kc[0]][kc[1]]) - colour) ** 2)))
     hexed = "#" + "".join(f"{round(float(c) * 255):02x}" for c in np.clip(colour, 0, 1))
-    return f"{best[0]}:{best[1]}", hexed
+    return nearest_finish(category, "body_finish", colour), hexed
 
 
 def predict_program(image: Any, model: ProgramNet | PathType, seed: int = 0, top_k: int = 3,
