@@ -213,7 +213,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         for split in ("train", "test"):
             update, close = _progress_bar(f"data {split}")
             try:
-                manifest = build_program_data(args.data, split, progress=update)
+                manifest = build_program_data(args.data, split, progress=update, workers=args.build_workers)
             finally:
                 close()
             print(f"data {split}: {manifest['samples']} objects, {len(manifest['failures'])} failed seed(s)")
@@ -730,6 +730,8 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "program-image":
             t.add_argument("--build", action="store_true",
                            help="render the train and test views into --data first (resumes a stopped build)")
+            t.add_argument("--build-workers", type=_positive, default=1, metavar="N",
+                           help="processes rendering --build's shards (default 1; the bytes are the same)")
         if name == "pbr":
             t.add_argument("--tagger-only", action="store_true",
                            help="train only the material tagger (from --init-from's); keep --init-from's generator")

@@ -20,7 +20,6 @@ Everything is seeded by a hash of (category, seed): the same config gives the sa
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import logging
@@ -65,7 +64,7 @@ class ProgramDataConfig:
     distance_jitter: tuple[float, float] = (0.9, 1.3)
     """Factor on the distance that fits the bounding sphere (below 1 crops a little)."""
     categories: tuple[str, ...] | None = None
-    """Categories (None: ``seed3d.synth.BASE_CATEGORIES``, the shipped network's categories)."""
+    """Categories (None: every category of ``seed3d.synth.CATEGORIES``, the shipped network's)."""
     backend: str = "auto"
     """Render backend (auto, moderngl, open3d, nvdiffrast)."""
 
@@ -84,7 +83,7 @@ class ProgramDataConfig:
         """The categories of every seed block."""
         from seed3d import synth
 
-        return list(self.categories) if self.categories is not None else list(synth.BASE_CATEGORIES)
+        return list(self.categories) if self.categories is not None else list(synth.CATEGORIES)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON form (categories resolved)."""
@@ -193,13 +192,39 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def build_program_data(out: PathType, split: str, seeds: Iterable[int] | None = None,
-                       config: ProgramDataConfig | None = None, progress: ProgressCallback | None = None
-                       ) -> dict[str, Any]:
-    """Render ``seeds`` × every category into ``out/split`` shards (resumable); returns the manifest."""
-    from seed3d import synth
-    from seed3d.render import get_renderer
+_WORKER_RENDERER: Any = None
 
+
+def _render_block(config: ProgramDataConfig, block: list[int], renderer: Any = None
+                  ) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
+    """One shard's samples (every category of every seed in ``block``) and the seeds that failed."""
+    global _WORKER_RENDERER
+    if renderer is None:  # a worker process keeps one renderer for all its blocks
+        if _WORKER_RENDERER is None:
+            from seed3d.render import get_renderer
+
+            _WORKER_RENDERER = get_renderer(config.backend).__enter__()
+        renderer = _WORKER_RENDERER
+    samples, failures = [], []
+    for seed in block:
+        for cat in config.category_list():
+            try:
+                samples.append(make_sample(cat, seed, config, renderer))
+            except Exception as exc:  # a seed the engine cannot build is recorded, not fatal
+                log.warning("%s seed %d failed: %s", cat, seed, exc)
+                failures.append({"category": cat, "seed": seed, "error": f"{type(exc).__name__}: {exc}"})
+    return _stack(samples, config), failures
+
+
+def build_program_data(out: PathType, split: str, seeds: Iterable[int] | None = None,
+                       config: ProgramDataConfig | None = None, progress: ProgressCallback | None = None,
+                       workers: int = 1) -> dict[str, Any]:
+    """Render ``seeds`` × every category into ``out/split`` shards (resumable); returns the manifest.
+    ``workers`` > 1 renders shards in that many processes (each with its own renderer); the bytes are the same."""
+    from seed3d import synth
+
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InvalidInputError(f"workers must be a positive integer, got {workers!r}")
     config = config or ProgramDataConfig()
     if seeds is None:
         if split not in SPLIT_SEEDS:
@@ -223,38 +248,46 @@ def build_program_data(out: PathType, split: str, seeds: Iterable[int] | None = 
     done = {s["file"]: s for s in manifest["shards"]}
     blocks = [seed_list[i:i + config.seeds_per_shard] for i in range(0, len(seed_list), config.seeds_per_shard)]
     total, count = len(seed_list) * len(cats), 0
-    with contextlib.ExitStack() as stack:
-        renderer: Any = None
-        for k, block in enumerate(blocks):
-            name = f"{split}-{k:05d}.npz"
-            path = root / name
-            if name in done and path.exists() and _sha256(path) == done[name]["sha256"]:
-                count += len(block) * len(cats)
-                if progress:
-                    progress(count / total, f"{name} already built")
-                continue
-            if renderer is None:
-                renderer = stack.enter_context(get_renderer(config.backend))
-            samples, failures = [], []
-            for seed in block:
-                for cat in cats:
-                    try:
-                        samples.append(make_sample(cat, seed, config, renderer))
-                    except Exception as exc:  # a seed the engine cannot build is recorded, not fatal
-                        log.warning("%s seed %d failed: %s", cat, seed, exc)
-                        failures.append({"category": cat, "seed": seed, "error": f"{type(exc).__name__}: {exc}"})
-                count += len(cats)
-                if progress:
-                    progress(count / total, f"{split} seed {seed}")
-            with atomic_file(path) as tmp:
-                _write_npz(tmp, _stack(samples, config))
-            entry = {"file": name, "sha256": _sha256(path), "count": len(samples), "seeds": block}
-            manifest["shards"] = [s for s in manifest["shards"] if s["file"] != name] + [entry]
-            manifest["shards"].sort(key=lambda s: s["file"])
-            manifest["failures"] = [f for f in manifest["failures"] if f["seed"] not in block] + failures
-            manifest["samples"] = sum(s["count"] for s in manifest["shards"])
-            with atomic_file(manifest_path) as tmp:
-                tmp.write_text(json.dumps(manifest, indent=1))
+    todo: list[tuple[str, list[int]]] = []
+    for k, block in enumerate(blocks):
+        name = f"{split}-{k:05d}.npz"
+        if name in done and (root / name).exists() and _sha256(root / name) == done[name]["sha256"]:
+            count += len(block) * len(cats)
+            if progress:
+                progress(count / total, f"{name} already built")
+        else:
+            todo.append((name, block))
+
+    def save(name: str, block: list[int], arrays: dict[str, np.ndarray], failures: list[dict[str, Any]]) -> None:
+        nonlocal count
+        path = root / name
+        with atomic_file(path) as tmp:
+            _write_npz(tmp, arrays)
+        entry = {"file": name, "sha256": _sha256(path), "count": len(arrays["category"]), "seeds": block}
+        manifest["shards"] = sorted([s for s in manifest["shards"] if s["file"] != name] + [entry],
+                                    key=lambda s: s["file"])
+        manifest["failures"] = [f for f in manifest["failures"] if f["seed"] not in block] + failures
+        manifest["samples"] = sum(s["count"] for s in manifest["shards"])
+        with atomic_file(manifest_path) as tmp:
+            tmp.write_text(json.dumps(manifest, indent=1))
+        count += len(block) * len(cats)
+        if progress:
+            progress(count / total, f"{split} seeds {block[0]}..{block[-1]}")
+
+    if workers > 1 and len(todo) > 1:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(min(workers, len(todo)), mp_context=mp.get_context("spawn")) as pool:
+            futures = [pool.submit(_render_block, config, block) for _, block in todo]
+            for (name, block), fut in zip(todo, futures, strict=True):
+                save(name, block, *fut.result())
+    elif todo:
+        from seed3d.render import get_renderer
+
+        with get_renderer(config.backend) as renderer:
+            for name, block in todo:
+                save(name, block, *_render_block(config, block, renderer))
     manifest["complete"] = len(manifest["shards"]) == len(blocks)
     with atomic_file(manifest_path) as tmp:
         tmp.write_text(json.dumps(manifest, indent=1))
