@@ -15,6 +15,7 @@ a poor stand-in ("sofa" → chair), the cosine similarity for an embedding match
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -504,9 +505,25 @@ def _counts(prog: Program, t: _Text, params: dict[str, Any], parts: dict[str, in
                 for w in re.finditer(r"\b(?:open|small|little)\b", t.text[m.end(1):m.start(2)]):
                     t.claim(m.end(1) + w.start(), m.end(1) + w.end())  # "an open shelf", "a small door"
                 continue
+        if target not in cat.params and _built_count(prog.category, noun) == n:
+            prog.placed.append(f"{m.group(0).strip()!r}: a {prog.category} is built with {n} {noun}"
+                               + ("s" if n != 1 else ""))  # "a microwave with a glass door": it has one
+            t.claim(m.start(1), m.end(1))
+            t.claim(m.start(2), m.end())
+            continue
         _set(prog, params, target, n, m.group(0))
         t.claim(m.start(1), m.end(1))  # the words between stay free: "four chrome legs" names a finish too
         t.claim(m.start(2), m.end())
+
+
+@functools.lru_cache(maxsize=256)
+def _built_count(category: str, noun: str) -> int | None:
+    """How many parts labelled ``noun`` the engine builds for ``category`` when it has no parameter for their
+    count: the count if seeds 0-2 all build the same, else None."""
+    from seed3d import synth
+
+    counts = {sum(p.label == noun for p in synth.generate(category, seed).parts) for seed in range(3)}
+    return counts.pop() if len(counts) == 1 else None
 
 
 def _part_of(word: str) -> str | None:
@@ -678,6 +695,11 @@ def _finishes(prog: Program, t: _Text, params: dict[str, Any], seed: int) -> Non
             t.claim(m.start(), m.end())
             continue
         prm = cat.params[target]
+        if (material == "glass" and prm.finish_kinds and "glass" not in prm.finish_kinds
+                and "glass_finish" in cat.params and "window" in cat.params["glass_finish"].doc
+                and (re.search(r"window|porthole", cat.description) or "glass_doors" in cat.params)):
+            # "a glass door" on a microwave is its window; "glass doors" on a cabinet are glazed in their frames
+            target, prm = "glass_finish", cat.params["glass_finish"]
         if material:
             kind, mcol = MATERIALS[material] if material in MATERIALS else (_named_materials()[material], material)
             if kind == "brushed_metal" and colour and colour not in _palette(kind):

@@ -224,3 +224,16 @@ def test_numbers_without_units_and_bare_measurements_of_appliances() -> None:
     assert parse_text("an 18 inch dishwasher", embed=False).size == {"width": pytest.approx(0.4572)}
     window = parse_text("casement window, white frame, 100x120 cm", embed=False)
     assert window.size == {"width": pytest.approx(1.0), "height": pytest.approx(1.2)}
+
+
+def test_glass_doors_are_windows_or_glazing_and_a_door_the_object_always_has_is_placed() -> None:
+    """"A glass door" on a microwave sets its window's glass, not a door of solid glass; "glass doors" on a cabinet
+    are glazed panels in frames of the cabinet's finish; "a door" where the engine always builds one is placed,
+    never reported as a door the object lacks."""
+    micro = parse_text("a stainless steel microwave with a smoked glass door", embed=False)
+    assert _finish(micro.params["glass_finish"]) == "glass:smoked" and "front_finish" not in micro.params
+    assert micro.unplaced == [] and any("built with 1 door" in p for p in micro.placed)
+    cab = parse_text("an oak cabinet with glass doors", embed=False)
+    assert cab.params["glass_doors"] is True and _finish(cab.params["glass_finish"]) == "glass:clear"
+    assert _finish(cab.params["body_finish"]) == "wood:oak" and "front_finish" not in cab.params
+    assert parse_text("a microwave with two doors", embed=False).unplaced  # it has one: two is not placed
