@@ -21,7 +21,7 @@ from __future__ import annotations
 import io
 import logging
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -52,7 +52,7 @@ FLIP_TTA = True
 def _all_categories() -> tuple[str, ...]:
     from seed3d import synth
 
-    return tuple(synth.BASE_CATEGORIES)
+    return tuple(synth.CATEGORIES)
 
 
 @dataclass
@@ -60,7 +60,7 @@ class ProgramNetConfig:
     """Sizes of the image → program network (a residual CNN encoder, a spatial head and one output per label)."""
 
     categories: tuple[str, ...] = field(default_factory=_all_categories)
-    """Category names, in logit order (all 27 synth categories; ``freeform`` is the catch-all for objects that
+    """Category names, in logit order (every synth category; ``freeform`` is the catch-all for objects that
     are none of the others)."""
     image_size: int = 96
     """Side the 128 px preprocessed input is resized to (antialiased) before the encoder."""
@@ -508,6 +508,22 @@ def clean_inputs(rgb: np.ndarray, alpha: np.ndarray) -> torch.Tensor:
     return aug(rgb, alpha, np.zeros_like(rgb), generator=0).rgb
 
 
+def as_inference_reads(image: torch.Tensor, frame: bool = False) -> torch.Tensor:
+    """A photo-like image (3, S, S) in [0, 1] as ``predict_program`` reads it (``preprocess_image`` at
+    ``INPUT_SIZE``): the object found and recentred over white, or with ``frame`` and a GrabCut cut-out, the whole
+    frame."""
+    from seed3d.condition.image import preprocess_image
+
+    arr = (image.permute(1, 2, 0).clamp(0, 1).numpy() * 255 + 0.5).astype(np.uint8)
+    logging.disable(logging.WARNING)  # a frame with no object found warns once per image
+    try:
+        pre = preprocess_image(arr, size=INPUT_SIZE)
+    finally:
+        logging.disable(logging.NOTSET)
+    out = pre.frame if frame and pre.frame is not None else pre.rgb
+    return torch.from_numpy(np.asarray(out, np.float32)).permute(2, 0, 1)
+
+
 # ------------------------------------------------------------------------------------------------- training
 
 
@@ -531,6 +547,10 @@ class ProgramImageTrainConfig(TrainConfig):
     """Augment the next batch in a background thread while this step runs (batches depend only on the step)."""
     p_clean: float = 0.2
     """Share of each batch given the inference preprocessing only (no jitter, white background)."""
+    p_inference: float = 0.35
+    """Share of the other (photo-augmented) images then read as inference reads a photo
+    (``seed3d.condition.image.preprocess_image``: a plain background removed, a busy one cut out by GrabCut);
+    for a GrabCut cut-out, half of them take its whole frame instead (``network_views`` reads both)."""
     count_weight: float = 0.5
     """Weight of each count head's cross-entropy."""
     proportion_weight: float = 1.0
@@ -595,6 +615,10 @@ def train_program_image(data: PathType, out: PathType, config: ProgramImageTrain
         rgb, alpha = arrays["rgb"][idx, view], arrays["alpha"][idx, view]
         images = augmenter(rgb, alpha, seed=int(rng.integers(2**31)))
         clean = rng.uniform(size=cfg.batch) < cfg.p_clean
+        inference = (rng.uniform(size=cfg.batch) < cfg.p_inference) & ~clean
+        frame = rng.uniform(size=cfg.batch) < 0.5
+        for i in np.flatnonzero(inference):
+            images[i] = as_inference_reads(images[i], bool(frame[i]))
         if clean.any():
             images[torch.from_numpy(clean)] = clean_inputs(rgb[clean], alpha[clean])
         t = torch.from_numpy(idx)
@@ -619,15 +643,33 @@ def train_loop_program(model: ProgramNet, cfg: ProgramImageTrainConfig, out: Pat
     def fresh() -> None:
         if cfg.init_from:
             source = ProgramNet.from_pretrained(cfg.init_from)
-            if source.config != model.config:
+            if replace(source.config, categories=model.config.categories) != model.config:
                 raise InvalidInputError(f"--init-from {cfg.init_from} has another model config")
-            warm_start(model, source.state_dict(), str(cfg.init_from))
+            state = source.state_dict()
+            if source.config.categories != model.config.categories:
+                state = _category_rows(state, source.config.categories, model)
+            warm_start(model, state, str(cfg.init_from))
 
     return train_loop(model, cfg, out, make_batch, loss_fn, on_fresh_start=fresh, info=info, progress=progress,
                       show=("loss", "acc"))
 
 
+def _category_rows(state: dict[str, torch.Tensor], categories: tuple[str, ...], model: ProgramNet
+                   ) -> dict[str, torch.Tensor]:
+    """``state`` with its category output rows moved to ``model``'s category order; a category the source did
+    not have starts from ``model``'s own initialisation."""
+    own = model.state_dict()
+    out = dict(state)
+    for key in ("category.weight", "category.bias"):
+        rows = own[key].clone()
+        for j, name in enumerate(model.config.categories):
+            if name in categories:
+                rows[j] = state[key][categories.index(name)]
+        out[key] = rows
+    return out
+
+
 __all__ = ["COUNT_HEADS", "FLIP_TTA", "INPUT_SIZE", "ImagePrediction", "PhotoAugmenter", "PhotoConfig",
-           "ProgramImageTrainConfig", "ProgramNet", "ProgramNetConfig", "clean_inputs", "count_params",
-           "load_program_net", "network_views", "predict_batch", "predict_program", "predict_views",
+           "ProgramImageTrainConfig", "ProgramNet", "ProgramNetConfig", "as_inference_reads", "clean_inputs",
+           "count_params", "load_program_net", "network_views", "predict_batch", "predict_program", "predict_views",
            "program_loss", "train_program_image"]

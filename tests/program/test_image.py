@@ -21,6 +21,7 @@ from seed3d.program.image import (
     ProgramImageTrainConfig,
     ProgramNet,
     ProgramNetConfig,
+    as_inference_reads,
     count_params,
     predict_batch,
     predict_program,
@@ -51,7 +52,7 @@ def test_tiny_program_net_round_trips(tmp_path: Path) -> None:
     net = _tiny()
     x = torch.rand(2, 3, 128, 128)
     out = net(x)
-    assert out["category"].shape == (2, len(synth.BASE_CATEGORIES))
+    assert out["category"].shape == (2, len(synth.CATEGORIES))
     assert [out[k].shape[1] for k in COUNT_HEADS] == [k + 1 for k in net.config.max_counts]
     assert out["proportions"].shape == (2, 2)
     net.save_pretrained(tmp_path / "m")
@@ -98,6 +99,14 @@ def test_data_builder_is_deterministic_and_resumes(built: Path, tmp_path: Path) 
     cab = synth.generate("cabinet", 0).metadata["attributes"]
     assert labels["cabinet"][:2] == (len(cab["doors"]), len(cab["drawers"]))
     assert labels["mug"] == (0, 0, 0)
+    # two worker processes write the same bytes
+    build_program_data(tmp_path / "two", "train", [0, 1], cfg, workers=2)
+    for p in first:
+        a, b = _read_npz(p), _read_npz(tmp_path / "two" / "train" / p.name)
+        for k in a:
+            np.testing.assert_array_equal(a[k], b[k])
+    with pytest.raises(InvalidInputError, match="workers"):
+        build_program_data(tmp_path / "bad", "train", [0], cfg, workers=0)
     # a rerun reuses the shards (same bytes); another config in the same folder is refused
     assert build_program_data(built, "train", [0, 1], cfg)["shards"] == again["shards"]
     with pytest.raises(InvalidInputError):
@@ -146,6 +155,42 @@ def test_train_a_few_steps_and_resume(built: Path, tmp_path: Path) -> None:
     assert len(steps) == 3
     warm = ProgramImageTrainConfig(steps=1, batch=4, warmup=1, model=dict(TINY), init_from=str(final))
     assert ProgramNet.from_pretrained(train_program_image(built, tmp_path / "warm", warm)).config == net.config
+
+
+def test_init_from_a_network_with_other_categories(built: Path, tmp_path: Path) -> None:
+    """A run on more categories starts from a saved network's weights: each shared category keeps its output row
+    (by name, whatever its index); the encoder is copied; another architecture is refused."""
+    source = _tiny(("trash_can", "cabinet", "lamp"))
+    with torch.no_grad():
+        source.category.weight.copy_(torch.arange(3.0)[:, None].expand_as(source.category.weight))
+    source.save_pretrained(tmp_path / "src")
+    cfg = ProgramImageTrainConfig(steps=1, batch=4, warmup=1, lr=0.0, model=dict(TINY),
+                                  init_from=str(tmp_path / "src"))
+    net = ProgramNet.from_pretrained(train_program_image(built, tmp_path / "run", cfg))
+    assert net.config.categories == CATS  # cabinet, mug, trash_can
+    w = net.category.weight.float()
+    assert torch.all(w[0] == 1.0) and torch.all(w[2] == 0.0) and not torch.all(w[1] == w[1][0])
+    torch.testing.assert_close(net.reduce.weight.float(), source.reduce.weight.float(), atol=1e-3, rtol=0)
+    other = ProgramImageTrainConfig(steps=1, batch=4, warmup=1, model={**TINY, "hidden": 8},
+                                    init_from=str(tmp_path / "src"))
+    with pytest.raises(InvalidInputError, match="another model config"):
+        train_program_image(built, tmp_path / "other", other)
+
+
+def test_training_reads_some_images_as_inference_does(built: Path) -> None:
+    """``as_inference_reads`` gives what ``predict_program`` reads: an object over a plain background comes back
+    recentred over white; a busy frame is cut out (or kept whole when asked for its frame)."""
+    data = load_program_data(built, "train")
+    img = PhotoAugmenter()(data["rgb"][:1, 0], data["alpha"][:1, 0], seed=1)[0]
+    out = as_inference_reads(img)
+    assert out.shape == (3, 128, 128) and float(out.min()) >= 0.0 and float(out.max()) <= 1.0
+    x = torch.linspace(0, 1, 128)
+    busy = torch.stack([x[None].expand(128, 128), x[:, None].expand(128, 128),
+                        (x[None] * 7 % 1).expand(128, 128)])
+    busy[:, 40:90, 45:85] = torch.tensor([0.9, 0.1, 0.1])[:, None, None]
+    cut, whole = as_inference_reads(busy), as_inference_reads(busy, frame=True)
+    assert torch.allclose(cut[:, 2, 2], torch.ones(3), atol=0.02)  # the busy border became white
+    assert not torch.allclose(whole[:, 2, 2], torch.ones(3), atol=0.02)
 
 
 def test_cli_train_program_image_options(tmp_path: Path, fake_trainer: Callable[[str, str], list[Any]]) -> None:
