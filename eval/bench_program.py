@@ -126,10 +126,13 @@ def finish_matches(expected: str | list[str], got: list[str]) -> bool:
 
 
 def size_errors(asset: Any, stated: dict[str, float]) -> dict[str, float]:
-    """Relative error of the built size against each stated measurement (``length``: longer horizontal side)."""
+    """Relative error of the built size against each stated measurement (``length``: longer horizontal side; a
+    width stated beside a longer length: the shorter horizontal side, as ``build_program`` reads it)."""
     size = asset.metadata["attributes"]["size_m"]
     built = {"width": float(size["width"]), "depth": float(size["depth"]), "height": float(size["height"])}
     built["length"] = max(built["width"], built["depth"])
+    if "length" in stated and stated.get("width", float("inf")) < stated["length"]:
+        built["width"] = min(built["width"], built["depth"])
     return {dim: round(built[dim] / value - 1.0, 4) for dim, value in stated.items() if dim in built}
 
 

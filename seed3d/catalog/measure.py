@@ -60,6 +60,11 @@ _PAIR = re.compile(r"(?<![\w.])" + _NUM + r"\s*(?:" + _UNIT + r")?\s*[x×*]\s*" 
 _LETTERED = re.compile(r"(?<![\w.])" + _NUM + r"\s*(" + _UNIT + r")?\s*(w|d|h|l)\b(?:\s*[x×*,]\s*" + _NUM
                        + r"\s*(" + _UNIT + r")?\s*(w|d|h|l)\b){1,2}(?:\s*(" + _UNIT + r"))?", re.IGNORECASE)
 _LETTER_ITEM = re.compile(_NUM + r"\s*(" + _UNIT + r")?\s*(w|d|h|l)\b", re.IGNORECASE)
+# "W160 x D45 x H80 cm", "H 55cm x W 40cm x D 20cm": the letter before each number
+_LETTER_FIRST = re.compile(r"(?<![\w.])(w|d|h|l)\s*:?\s*" + _NUM + r"\s*(" + _UNIT + r")?(?:\s*[x×*,/]?\s*(w|d|h|l)"
+                           r"\s*:?\s*" + _NUM + r"\s*(" + _UNIT + r")?(?![\w.])){1,2}(?:\s*(" + _UNIT + r"))?(?!\w)",
+                           re.IGNORECASE)
+_LETTER_FIRST_ITEM = re.compile(r"(w|d|h|l)\s*:?\s*" + _NUM + r"\s*(" + _UNIT + r")?", re.IGNORECASE)
 _BY = re.compile(r"(?<![\w.])" + _NUM + r"\s*(?:" + _UNIT + r")?\s+by\s+" + _NUM + r"\s*(" + _UNIT + r")(?!\w)",
                  re.IGNORECASE)
 # numbers with no unit at all: "120x60", "80 wide 202 high" (read as centimetres, or millimetres above 400)
@@ -107,8 +112,8 @@ def parse_size_text(text: str, unlabelled: list[tuple[str, ...]] | None = None,
 
     Reads "50 cm tall", "1.2 m wide", "height of 80 cm", "30-inch", "2 ft long", "5'6\\"", "a foot high",
     "60 × 40 × 80 cm (width × depth × height)" (W × D × H without a legend), "180 x 90 cm" (width x depth
-    without a legend), "45 W x 40 D x 60 H cm" and "60 by 40 cm" (width by depth). A measurement with no dimension
-    word is the longest side. Numbers with no unit ("120x60", "80 wide") are read as centimetres (millimetres above
+    without a legend), "45 W x 40 D x 60 H cm", "W160 x D45 x H80 cm" and "60 by 40 cm" (width by depth). A
+    measurement with no dimension word is the longest side. Numbers with no unit ("120x60", "80 wide") are read as centimetres (millimetres above
     400; see ``_bare_unit``), each such phrase appended to ``assumed`` when given. Values outside 1 mm … 100 m are
     ignored. ``unlabelled``, when given, receives the dimension names of each group read without a legend
     ("180 x 90 cm": ("width", "depth")), so a caller who knows the object's proportions may reassign them.
@@ -140,6 +145,17 @@ def parse_size_text(text: str, unlabelled: list[tuple[str, ...]] | None = None,
                 continue
             full = {"w": "width", "d": "depth", "h": "height", "l": "length"}[item.group(3).lower()]
             put(full, float(item.group(1)) * _unit_m(unit), m.group(0))
+    for m in _LETTER_FIRST.finditer(text):
+        if not claim(m):
+            continue
+        items = list(_LETTER_FIRST_ITEM.finditer(m.group(0)))
+        tail = m.group(m.re.groups)  # the unit after the last item ("W160 x D45 x H80 cm")
+        for item in items:
+            unit = item.group(3) or tail or next((i.group(3) for i in items if i.group(3)), None)
+            if unit is None:
+                continue
+            full = {"w": "width", "d": "depth", "h": "height", "l": "length"}[item.group(1).lower()]
+            put(full, float(item.group(2)) * _unit_m(unit), m.group(0))
     for m in _TRIPLE.finditer(text):
         if not claim(m):
             continue

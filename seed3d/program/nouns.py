@@ -136,6 +136,8 @@ ALIASES: dict[str, tuple[str, tuple[float, float, float] | None]] = {
     "camp chair": ("folding_chair", None),
     "foldable seat": ("folding_chair", None),
     "folding seat": ("folding_chair", None),
+    "night stand": ("nightstand", None),
+    "specs": ("eyeglasses", None),
 }
 
 #: Objects whose head word names a category but which are another thing than that category builds (a ceiling fan

@@ -57,7 +57,7 @@ NOMINAL_DIMENSION: dict[str, str] = {
 COUNT_NOUNS: dict[str, str] = {
     "door": "doors", "drawer": "drawers", "shelf": "shelves", "leg": "legs", "wheel": "wheels", "castor": "wheels",
     "caster": "wheels", "burner": "burners", "hob": "burners", "knob": "dials", "dial": "dials", "button": "buttons",
-    "handle": "handles", "tap handle": "handles", "shelves": "shelves",
+    "handle": "handles", "tap handle": "handles", "shelves": "shelves", "hook": "hooks",
 }
 
 #: Phrases that set parameters of one category ("an office chair on wheels" is the office kind).
@@ -95,6 +95,22 @@ FINISH_ROLES: dict[str, str] = {
     "cushion": "cushion_finish", "body": "body_finish", "shell": "body_finish", "stand": "base_finish",
     "spout": "body_finish", "screen": "lid_finish", "pedestal": "leg_finish",
 }
+
+#: Finishes a part word falls back to, in order, where the category has no finish of the word's own.
+_ROLE_FALLBACKS: dict[str, tuple[str, ...]] = {
+    "frame": ("body_finish",), "base": ("frame_finish", "leg_finish"), "stand": ("frame_finish", "leg_finish"),
+}
+
+#: Part nouns that are not finish roles: a material or colour before one of them ("steel blades", "chrome trim",
+#: "a black pump") describes that part, never the object's main finish.
+OTHER_PARTS = frozenset({
+    "blade", "blades", "trim", "pump", "spout", "lens", "lenses", "key", "keys", "keypad", "case", "strap", "cord",
+    "cable", "plug", "wheel", "wheels", "castor", "castors", "caster", "casters", "screen", "hinge", "hinges",
+    "hook", "hooks", "rail", "rails", "pole", "hand", "hands", "face", "dial", "dials", "button", "buttons",
+    "lever", "levers", "tray", "trays", "drum", "basin", "tap", "taps", "accents", "accent", "details", "detail",
+    "edging", "edge", "edges", "feet", "foot", "arm", "arms", "armrests", "backrest", "headboard", "mattress",
+    "pillow", "pillows", "clip", "rim", "ring", "rings", "collar", "nozzle", "grip", "grips", "tip", "tips",
+})
 
 #: Flags a finish role turns off or on when the text gives that part its own finish.
 _ROLE_FLAGS: dict[str, dict[str, Any]] = {
@@ -140,6 +156,11 @@ MATERIALS: dict[str, tuple[str, str | None]] = {
     "marble": ("stone", "white marble"), "white marble": ("stone", "white marble"),
     "black marble": ("stone", "black marble"), "granite": ("stone", "grey granite"), "slate": ("stone", "slate"),
     "stone": ("stone", None), "travertine": ("stone", "travertine"),
+    "acrylic": ("plastic", None), "upvc": ("plastic", None), "pvc": ("plastic", None),
+    "faux leather": ("fabric", "charcoal"), "leatherette": ("fabric", "charcoal"), "mdf": ("painted_wood", None),
+    "plywood": ("wood", "birch"), "bamboo": ("wood", None), "solid wood": ("wood", None),
+    "bentwood": ("wood", None), "brushed nickel": ("brushed_metal", "stainless steel"),
+    "brushed steel": ("brushed_metal", "stainless steel"), "satin nickel": ("brushed_metal", "stainless steel"),
 }
 
 #: Finish kinds a bare colour word can paint ("a red cabinet": painted wood), in order of preference.
@@ -168,6 +189,7 @@ _STOP = {
     "object", "model", "3d", "asset", "one", "inside", "front", "each", "both", "plus", "also", "like", "me",
     "please", "make", "create", "generate", "i", "want", "need", "build", "give", "nice", "simple", "modern",
     "classic", "new", "old", "standard", "typical", "regular", "ordinary", "real", "realistic", "cm", "m", "mm",
+    "built-in", "integrated", "freestanding", "free-standing", "standing", "fitted", "solid",
 }
 
 _CLAUSE = re.compile(r"\s(?:with|that|which|having|featuring|where|whose|including|without|in|made of|on|and|plus|"
@@ -324,7 +346,8 @@ def _category(text: str, mapper: NounMapper | None) -> tuple[str | None, str, fl
 
     vocab = mapper.vocab if mapper is not None else vocabulary()
     notes: list[str] = []
-    clause = _CLAUSE.search(f" {text} ")
+    # the head clause ends at the first clause word after the first word ("standing coat rack with hooks")
+    clause = next((c for c in _CLAUSE.finditer(f" {text} ") if c.start() > 0), None)
     head_end = (clause.start() - 1) if clause else len(text)
     other = next((n for n in NOT_THESE if re.search(r"\b" + re.escape(n) + r"s?\b", text[:max(head_end, 0)])), None)
     if other is not None:  # "a ceiling fan": the head word names a category that builds another object
@@ -641,6 +664,13 @@ def _other_object(words: str, prog: Program) -> bool:
     return False
 
 
+def _painted(kind: str, colour: str | None) -> str:
+    """A wood or metal in a colour it does not come in is painted: "red metal", "white timber"."""
+    if colour and kind in ("brushed_metal", "wood") and colour not in _palette(kind):
+        return "painted_metal" if kind == "brushed_metal" else "painted_wood"
+    return kind
+
+
 def _finish_target(cat: Any, role: str | None, main: str | None) -> str | None:
     """The finish parameter a part word names: its ``FINISH_ROLES`` entry, else a finish whose name or doc
     mentions the part ("frame_finish: legs and footrest"), else None; no part word: the main finish."""
@@ -649,6 +679,9 @@ def _finish_target(cat: Any, role: str | None, main: str | None) -> str | None:
     target = FINISH_ROLES[role]
     if target in cat.params:
         return target
+    for name in _ROLE_FALLBACKS.get(role, ()):  # a bar stool's "chrome base" is its frame
+        if name in cat.params:
+            return name
     for name, prm in cat.params.items():
         if prm.is_finish and (role in name or re.search(r"\b" + re.escape(role), prm.doc.lower())):
             return name
@@ -688,7 +721,25 @@ def _finishes(prog: Program, t: _Text, params: dict[str, Any], seed: int) -> Non
             t.claim(m.start(), words_end)  # "a mug on a wooden table": the table's wood, not the mug's
             prog.notes.append(f"{m.group(0).strip()!r} describes another object; not used")
             continue
-        target = _finish_target(cat, role, main)
+        nxt_word = re.match(r"\s*([a-z]+)\b", t.text[words_end:])
+        part_target = None
+        if not role and nxt_word and nxt_word.group(1) in OTHER_PARTS:
+            part = singular(nxt_word.group(1))
+            part_target = next((n for n in (f"{part}_finish", f"{part}s_finish") if n in cat.params), None)
+            end = words_end + nxt_word.end()
+            if part_target is None:
+                prog.unplaced.append(f"{t.text[m.start():end].strip()!r}: a {prog.category} has no {part} finish")
+                t.claim(m.start(), end)
+                continue
+            t.claim(words_end, end)
+        target = part_target or _finish_target(cat, role, main)
+        if target is not None and role and target == main and target in params \
+                and FINISH_ROLES.get(role) != main:
+            # "a stainless steel kettle with a black handle": the handle is drawn in the body's finish, stated
+            prog.unplaced.append(f"{m.group(0).strip()!r}: a {prog.category}'s {role} is drawn in its "
+                                 f"{main.replace('_', ' ')}, already stated")
+            t.claim(m.start(), m.end())
+            continue
         if target is None:
             what = f"{role} finish" if role else "finish parameter"
             prog.unplaced.append(f"{m.group(0).strip()!r}: a {prog.category} has no {what}")
@@ -702,18 +753,18 @@ def _finishes(prog: Program, t: _Text, params: dict[str, Any], seed: int) -> Non
             target, prm = "glass_finish", cat.params["glass_finish"]
         if material:
             kind, mcol = MATERIALS[material] if material in MATERIALS else (_named_materials()[material], material)
-            if kind == "brushed_metal" and colour and colour not in _palette(kind):
-                kind = "painted_metal"  # "red metal": painted, not brushed
+            kind = _painted(kind, colour)
             value = _finish_value(kind, colour or mcol, seed)
             if not colour and target not in from_material:
                 from_material[target] = kind
         elif target in from_material:  # "a plastic box, blue": the material's kind in that colour
-            value = _finish_value(from_material.pop(target), colour, seed)
+            value = _finish_value(_painted(from_material.pop(target), colour), colour, seed)
         else:
             kinds = [k for k in (prm.finish_kinds or ()) if k in _PAINTABLE] or [
                 k for k in _PAINTABLE if k not in ("glass", "fabric")]
             body = params.get(main) if main else None
-            if target != main and isinstance(body, Finish) and body.kind in _PAINTABLE:
+            if target != main and isinstance(body, Finish) and body.kind in _PAINTABLE and (
+                    not prm.finish_kinds or body.kind in prm.finish_kinds):
                 kinds = [body.kind]  # "a red plastic box with a white lid": a white plastic lid
             value = f"{kinds[0]}:{colour}"
         if _set(prog, params, target, value, m.group(0).strip()):
@@ -898,11 +949,15 @@ def parse_text(text: str, mapper: NounMapper | None = None, seed: int = 0, embed
     if not isinstance(text, str) or not text.strip():
         raise InvalidInputError("text must be a non-empty string")
     low = " ".join(text.lower().replace("×", " x ").split())
+    low = re.sub(r"\bbuilt[\s-]+in\b", "built-in", low)  # "built in dishwasher": not the clause word "in"
     if mapper is None and embed:
         mapper = default_mapper()
     from seed3d.program.nouns import vocabulary
 
     low, respelt = _respell(low, mapper.vocab if mapper is not None else vocabulary())
+    if re.search(r"\bdraws\b", low):  # the common spelling of "drawers" as said ("chest of draws", "4 draws")
+        low = re.sub(r"\bdraws\b", "drawers", low)
+        respelt.append("'draws' read as 'drawers'")
     category, noun, conf, how, notes = _category(low, mapper)
     notes = respelt + notes
     prog = Program(category, {}, conf, "text", how, noun, notes=notes)

@@ -138,6 +138,10 @@ def test_unlabelled_sizes_take_the_category_s_proportions() -> None:
     assert case.size == {"height": pytest.approx(0.55), "width": pytest.approx(0.4), "depth": pytest.approx(0.2)}
     shelf = parse_text("a nightstand 45 W x 40 D x 60 H cm", embed=False)
     assert shelf.size == {"width": pytest.approx(0.45), "depth": pytest.approx(0.4), "height": pytest.approx(0.6)}
+    for text in ("a sideboard, W160 x D45 x H80 cm", "a sideboard H 80cm x W 160cm x D 45cm"):
+        board = parse_text(text, embed=False)
+        assert board.size == {"width": pytest.approx(1.6), "depth": pytest.approx(0.45),
+                              "height": pytest.approx(0.8)}, text
     bowl = parse_text("a bowl 15cm diameter and 6cm deep", embed=False)
     assert bowl.size["height"] == pytest.approx(0.06) and "depth" not in bowl.size
 
