@@ -241,3 +241,31 @@ def test_glass_doors_are_windows_or_glazing_and_a_door_the_object_always_has_is_
     assert cab.params["glass_doors"] is True and _finish(cab.params["glass_finish"]) == "glass:clear"
     assert _finish(cab.params["body_finish"]) == "wood:oak" and "front_finish" not in cab.params
     assert parse_text("a microwave with two doors", embed=False).unplaced  # it has one: two is not placed
+
+
+def test_part_finishes_never_overwrite_the_body_and_unknown_parts_are_reported() -> None:
+    kettle = parse_text("stainless steel electric kettle with a black handle", embed=False)
+    assert _finish(kettle.params["body_finish"]) == "brushed_metal:stainless steel"
+    assert any("handle" in u and "already stated" in u for u in kettle.unplaced)
+    trim = parse_text("cordless kettle, cream colour with chrome trim", embed=False)
+    assert trim.params["body_finish"].colour == "cream" and any("trim" in u for u in trim.unplaced)
+    scissors = parse_text("scissors with orange plastic handles, stainless steel blades", embed=False)
+    assert _finish(scissors.params["handle_finish"]) == "plastic:orange"
+    assert scissors.params["blade_finish"].kind == "brushed_metal"
+    assert _finish(parse_text("sash window, white timber frame", embed=False).params["frame_finish"]) \
+        == "painted_wood:white"  # a wood in a colour no wood has is painted
+    stool = parse_text("bar stool, chrome base and red faux leather seat", embed=False)
+    assert stool.params["leg_finish"].kind == "chrome" and _finish(stool.params["seat_finish"]) == "fabric:red"
+
+
+def test_heads_after_adjectives_and_sizes_on_the_short_side() -> None:
+    assert parse_text("built in dishwasher 24 inches, white front", embed=False).category == "dishwasher"
+    assert parse_text("standing coat stand with 6 hooks", embed=False).params["hooks"] == 6
+    assert parse_text("chest of draws, 5 drawers", embed=False).params["drawers"] == 5
+    bath = build_program(parse_text("built in bath 1700mm long x 700mm wide", embed=False))
+    size = bath.metadata["attributes"]["size_m"]
+    assert abs(size["width"] / 1.7 - 1) < 0.05 and abs(size["depth"] / 0.7 - 1) < 0.05
+    bed = parse_text("a bed 90cm wide", embed=False)
+    built = build_program(bed)
+    assert built.metadata["params"]["size"] == "single"  # no continuous width reaches it: the choice that does
+    assert any("size=single" in p for p in bed.placed)
