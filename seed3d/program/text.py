@@ -57,7 +57,8 @@ NOMINAL_DIMENSION: dict[str, str] = {
 COUNT_NOUNS: dict[str, str] = {
     "door": "doors", "drawer": "drawers", "shelf": "shelves", "leg": "legs", "wheel": "wheels", "castor": "wheels",
     "caster": "wheels", "burner": "burners", "hob": "burners", "knob": "dials", "dial": "dials", "button": "buttons",
-    "handle": "handles", "tap handle": "handles", "shelves": "shelves", "hook": "hooks",
+    "handle": "handles", "tap handle": "handles", "shelves": "shelves", "hook": "hooks", "slice": "slots",
+    "slot": "slots",
 }
 
 #: Phrases that set parameters of one category ("an office chair on wheels" is the office kind).
@@ -93,7 +94,8 @@ FINISH_ROLES: dict[str, str] = {
     "front": "front_finish", "drawer": "front_finish", "lid": "lid_finish", "cap": "cap_finish",
     "seat": "seat_finish", "frame": "frame_finish", "base": "base_finish", "shade": "shade_finish",
     "cushion": "cushion_finish", "body": "body_finish", "shell": "body_finish", "stand": "base_finish",
-    "spout": "body_finish", "screen": "lid_finish", "pedestal": "leg_finish",
+    "spout": "body_finish", "screen": "lid_finish", "pedestal": "leg_finish", "case": "body_finish",
+    "casing": "body_finish", "housing": "body_finish", "face": "dial_finish",
 }
 
 #: Finishes a part word falls back to, in order, where the category has no finish of the word's own.
@@ -104,9 +106,9 @@ _ROLE_FALLBACKS: dict[str, tuple[str, ...]] = {
 #: Part nouns that are not finish roles: a material or colour before one of them ("steel blades", "chrome trim",
 #: "a black pump") describes that part, never the object's main finish.
 OTHER_PARTS = frozenset({
-    "blade", "blades", "trim", "pump", "spout", "lens", "lenses", "key", "keys", "keypad", "case", "strap", "cord",
+    "blade", "blades", "trim", "pump", "spout", "lens", "lenses", "key", "keys", "keypad", "strap", "cord",
     "cable", "plug", "wheel", "wheels", "castor", "castors", "caster", "casters", "screen", "hinge", "hinges",
-    "hook", "hooks", "rail", "rails", "pole", "hand", "hands", "face", "dial", "dials", "button", "buttons",
+    "hook", "hooks", "rail", "rails", "pole", "hand", "hands", "dial", "dials", "button", "buttons",
     "lever", "levers", "tray", "trays", "drum", "basin", "tap", "taps", "accents", "accent", "details", "detail",
     "edging", "edge", "edges", "feet", "foot", "arm", "arms", "armrests", "backrest", "headboard", "mattress",
     "pillow", "pillows", "clip", "rim", "ring", "rings", "collar", "nozzle", "grip", "grips", "tip", "tips",
@@ -534,9 +536,44 @@ def _counts(prog: Program, t: _Text, params: dict[str, Any], parts: dict[str, in
             t.claim(m.start(1), m.end(1))
             t.claim(m.start(2), m.end())
             continue
-        _set(prog, params, target, n, m.group(0))
+        alt = _conditional_count(cat, target, n, params)
+        if alt:  # "a writing desk with 3 drawers": the pedestal's drawers, and the pedestal that has them
+            for name, value in alt.items():
+                _set(prog, params, name, value, m.group(0))
+        else:
+            _set(prog, params, target, n, m.group(0))
         t.claim(m.start(1), m.end(1))  # the words between stay free: "four chrome legs" names a finish too
         t.claim(m.start(2), m.end())
+
+
+def _conditional_count(cat: Any, target: str, n: int, params: dict[str, Any]) -> dict[str, Any]:
+    """Where ``n`` is outside ``target``'s range, another count of the same parts that holds it ("drawers_in_
+    pedestal") with the choices its doc names as its condition ("(pedestal=drawers)", and that one's "(kind=
+    pedestal)"): {parameter: value}, or {} when there is none."""
+    prm = cat.params.get(target)
+    if prm is not None and _in_range(prm, n):
+        return {}
+    for name, alt in cat.params.items():
+        if not name.startswith(target + "_") or alt.choices is not None or not _in_range(alt, n):
+            continue
+        out: dict[str, Any] = {name: n}
+        doc = alt.doc
+        for _ in range(3):  # a condition's own condition
+            cond = re.search(r"\((\w+)=(\w+)\)", doc)
+            if cond is None or cond.group(1) not in cat.params:
+                break
+            key, value = cond.group(1), cond.group(2)
+            if params.get(key, value) != value:
+                break  # the text chose otherwise
+            out[key] = value
+            doc = cat.params[key].doc
+        return out
+    return {}
+
+
+def _in_range(prm: Any, n: int) -> bool:
+    lo, hi = prm.limits or (prm.lo, prm.hi)
+    return lo is not None and hi is not None and isinstance(lo, int) and lo <= n <= hi
 
 
 @functools.lru_cache(maxsize=256)
@@ -697,7 +734,7 @@ def _finishes(prog: Program, t: _Text, params: dict[str, Any], seed: int) -> Non
     mats = "|".join(sorted(map(re.escape, MATERIALS), key=len, reverse=True))
     cols = "|".join(sorted(map(re.escape, COLOURS), key=len, reverse=True))
     roles = "|".join(sorted(map(re.escape, FINISH_ROLES), key=len, reverse=True))
-    pat = re.compile(r"\b(?:(" + cols + r")(?:-|\s+)?)?(?:(" + mats + r")\b\s*)?(?:(?:[a-z]+\s+)?(" + roles
+    pat = re.compile(r"\b(?:(" + cols + r")(?![a-z])(?:-|\s+)?)?(?:(" + mats + r")\b\s*)?(?:(?:[a-z]+\s+)?(" + roles
                      + r")(?:e?s)?\b(?!-))?")
     main = "body_finish" if "body_finish" in cat.params else next(
         (n for n, p in cat.params.items() if p.is_finish), None)
@@ -811,6 +848,11 @@ def _matches_body(prog: Program, params: dict[str, Any]) -> None:
         if flag in cat.params and flag not in params and own not in params:
             params[flag] = True
             prog.placed.append(f"body finish {_jsonable(params['body_finish'])} → {flag}=true")
+    body, top = params["body_finish"], cat.params.get("top_finish")
+    if top is not None and "top_finish" not in params and isinstance(body, Finish) and (
+            not top.finish_kinds or body.kind in top.finish_kinds):
+        params["top_finish"] = body  # "a solid oak desk": its top is oak too, not a drawn stone
+        prog.placed.append(f"body finish {_jsonable(body)} → top_finish")
 
 
 def _choice_parts(choice: str) -> tuple[list[set[str]], bool]:

@@ -269,3 +269,16 @@ def test_heads_after_adjectives_and_sizes_on_the_short_side() -> None:
     built = build_program(bed)
     assert built.metadata["params"]["size"] == "single"  # no continuous width reaches it: the choice that does
     assert any("size=single" in p for p in bed.placed)
+
+
+def test_a_count_outside_its_range_takes_the_count_that_holds_it_with_its_conditions() -> None:
+    """"A writing desk with 3 drawers": a legs desk has at most one, a pedestal holds 2..4: the pedestal's drawer
+    count is set with the choices its documentation names as its condition."""
+    desk = parse_text("writing desk with 3 drawers, solid oak", embed=False)
+    assert desk.params["drawers_in_pedestal"] == 3
+    assert desk.params["kind"] == "pedestal" and desk.params["pedestal"] == "drawers"
+    assert desk.unplaced == []
+    assert _finish(desk.params["top_finish"]) == "wood:oak"  # a stated body finish reaches the top
+    assert parse_text("a desk with a drawer", embed=False).params["drawers"] == 1
+    toaster = parse_text("4 slice toaster, stainless steel, with a browning dial", embed=False)
+    assert toaster.params["slots"] == 4 and toaster.params["body_finish"].kind == "brushed_metal"
