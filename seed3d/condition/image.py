@@ -282,6 +282,11 @@ class GrabCutConfig:
     colour histograms, 0 = the same colours, 1 = no colour in common) is refused: GrabCut found no object."""
     feather: float = 0.7
     """Width (working-size pixels) of the soft edge the hard mask gets when scaled back up."""
+    strip: float = 0.02
+    """Radius (share of the shorter side) of the opening that finds the mask's body: thinner bands (a floor line
+    GrabCut let through) are cut off at the body's box (see ``_trim_strips``)."""
+    margin: float = 0.03
+    """Margin (share of the shorter side) either side of the body's columns that the mask keeps."""
 
     def __post_init__(self) -> None:
         problems = []
@@ -325,12 +330,42 @@ def _import_cv2() -> Any:
     return cv2
 
 
+def _kept(labels: NDArray[np.int32], n: int, keep: float) -> NDArray[np.bool_]:
+    """The largest labelled component and those at least ``keep`` of its size."""
+    sizes = np.bincount(labels.ravel())[1:]
+    kept = np.zeros(n + 1, bool)
+    kept[1:] = sizes >= keep * sizes.max()
+    return kept[labels]
+
+
+def _trim_strips(mask: NDArray[np.bool_], cfg: GrabCutConfig) -> NDArray[np.bool_]:
+    """``mask`` cut to the columns of its body (what survives an opening by ``strip`` of the shorter side, with a
+    margin of ``margin``): a thin band GrabCut let through along a floor line, skirting or table edge, running out
+    to the frame's sides, no longer widens the object's crop to the whole image. Rows are kept whole: legs and
+    stems reach below a body (a chair's seat) and are thin too."""
+    from scipy import ndimage
+
+    r = max(1, round(cfg.strip * min(mask.shape)))
+    disc = np.hypot(*np.mgrid[-r:r + 1, -r:r + 1]) <= r
+    body = ndimage.binary_opening(mask, structure=disc)
+    labels, n = ndimage.label(body, structure=np.ones((3, 3), bool))
+    if n == 0:
+        return mask
+    body = _kept(labels, n, cfg.keep)
+    cols = np.flatnonzero(body.any(0))
+    m = max(1, round(cfg.margin * min(mask.shape)))
+    box = np.zeros_like(mask)
+    box[:, max(0, cols[0] - m):cols[-1] + m + 1] = True
+    return mask & box
+
+
 def grabcut_alpha(rgb: F32, config: GrabCutConfig | None = None) -> F32 | None:
     """The object's alpha (H, W) in ``rgb`` (H, W, 3) sRGB in [0, 1] by OpenCV's GrabCut, or None when no
     plausible object was found.
 
     GrabCut runs at ``work_size`` on a seed of a sure-background border ring and a centred box of probable
-    foreground; the largest component (and those at least ``keep`` of it) is kept and its holes filled. The mask
+    foreground; the largest component (and those at least ``keep`` of it) is kept, cut to its body's columns (thin bands
+    along floor lines dropped, ``_trim_strips``) and its holes filled. The mask
     is refused when it covers less than ``min_area`` or more than ``max_area`` of the frame, or when its colours
     do not stand apart from the background's (``min_separation``). The kept mask is scaled back to (H, W) with a
     soft edge of about ``feather`` working pixels. Deterministic (OpenCV's random generator is seeded)."""
@@ -362,10 +397,11 @@ def grabcut_alpha(rgb: F32, config: GrabCutConfig | None = None) -> F32 | None:
     labels, n = ndimage.label(fg, structure=np.ones((3, 3), bool))
     if n == 0:
         return None
-    sizes = np.bincount(labels.ravel())[1:]
-    kept = np.zeros(n + 1, bool)
-    kept[1:] = sizes >= cfg.keep * sizes.max()
-    mask = ndimage.binary_fill_holes(kept[labels])
+    mask = _trim_strips(_kept(labels, n, cfg.keep), cfg)
+    labels, n = ndimage.label(mask, structure=np.ones((3, 3), bool))
+    if n == 0:
+        return None
+    mask = ndimage.binary_fill_holes(_kept(labels, n, cfg.keep))
     area = float(mask.mean())
     separation = _colour_separation(small, mask)
     if not cfg.min_area <= area <= cfg.max_area or separation < cfg.min_separation:

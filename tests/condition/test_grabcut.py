@@ -151,3 +151,20 @@ def test_grabcut_can_be_turned_off() -> None:
 def test_bad_settings_are_refused(bad: dict[str, float]) -> None:
     with pytest.raises(InvalidInputError, match="GrabCutConfig"):
         GrabCutConfig(**bad)  # type: ignore[arg-type]
+
+
+def test_a_thin_band_along_the_floor_line_does_not_widen_the_crop() -> None:
+    """A floor line in the object's own colour runs out to both sides of the frame: GrabCut takes it with the
+    object; the mask is cut to its body's columns, so the crop frames the object, not the whole image."""
+    img, truth = _photo()
+    h, w = truth.shape
+    band = np.zeros_like(truth)
+    band[int(0.84 * h):int(0.855 * h), int(0.06 * w):int(0.94 * w)] = True  # 3 px, under the object's foot
+    img = img.copy()
+    img[band] = img[truth].reshape(-1, 3).mean(0).astype(np.uint8)
+    alpha = grabcut_alpha(img.astype(np.float32) / 255.0)
+    assert alpha is not None
+    cols = np.flatnonzero((alpha >= 0.5).any(0))
+    true_cols = np.flatnonzero(truth.any(0))
+    assert cols[0] >= true_cols[0] - 0.05 * w and cols[-1] <= true_cols[-1] + 0.05 * w
+    assert _iou(alpha >= 0.5, truth) > 0.85
