@@ -201,17 +201,28 @@ def candidate_programs(prediction: Any, config: FitConfig | None = None) -> list
         raise InvalidInputError("the prediction has no count probabilities: make it with predict_batch")
     cats = [(c, p) for i, (c, p) in enumerate(prediction.categories[:cfg.top_categories])
             if i == 0 or p >= cfg.min_category_probability]
-    classes = {}
-    for head in COUNT_HEADS:
-        p = np.asarray(probs[head], np.float64)
-        order = np.argsort(-p, kind="stable")[:cfg.count_alternatives]
-        classes[head] = [int(c) for i, c in enumerate(order) if i == 0 or p[c] >= cfg.min_count_probability]
-    variants: list[tuple[dict[str, int], float]] = []
-    for combo in itertools.product(*(classes[h] for h in COUNT_HEADS)):
-        counts = dict(zip(COUNT_HEADS, combo, strict=True))
-        variants.append((counts, float(np.prod([probs[h][counts[h]] for h in COUNT_HEADS]))))
     seen: dict[tuple[str, str], Candidate] = {}
     for category, p_cat in cats:
+        # each head's probabilities within the counts the category can have (a dresser read as having no drawers
+        # tries its likeliest real drawer counts, not its minimum twice), renormalised
+        heads = {}
+        for head in COUNT_HEADS:
+            p = np.asarray(probs[head], np.float64)
+            span = count_range(category, head)
+            if span is not None:
+                inside = np.zeros_like(p)
+                inside[span[0]:span[1] + 1] = p[span[0]:span[1] + 1]
+                p = inside / inside.sum() if inside.sum() > 0 else p
+            heads[head] = p
+        classes = {}
+        for head in COUNT_HEADS:
+            p = heads[head]
+            order = np.argsort(-p, kind="stable")[:cfg.count_alternatives]
+            classes[head] = [int(c) for i, c in enumerate(order) if i == 0 or p[c] >= cfg.min_count_probability]
+        variants: list[tuple[dict[str, int], float]] = []
+        for combo in itertools.product(*(classes[h] for h in COUNT_HEADS)):
+            counts = dict(zip(COUNT_HEADS, combo, strict=True))
+            variants.append((counts, float(np.prod([heads[h][counts[h]] for h in COUNT_HEADS]))))
         for counts, p_counts in variants:
             params, _ = count_params(category, counts)
             key = (category, json.dumps(params, sort_keys=True, default=str))
@@ -220,6 +231,23 @@ def candidate_programs(prediction: Any, config: FitConfig | None = None) -> list
                 seen[key] = Candidate(category, dict(counts), params, prob)
     ordered = sorted(seen.values(), key=lambda c: -c.probability)
     return ordered[:cfg.max_candidates]
+
+
+def count_range(category: str, head: str) -> tuple[int, int] | None:
+    """The counts of ``head`` (doors, drawers, lids) ``category`` can be built with, or None when the engine keeps
+    its own (no parameter for it)."""
+    from seed3d import synth
+    from seed3d.program.image import _range
+
+    cat = synth.CATEGORIES[category]
+    if head == "lids":
+        return (0, 1) if category == "trash_can" else None
+    prm = cat.params.get(head)
+    if prm is None or prm.lo is None:
+        return None
+    lo, hi = _range(prm)
+    flag = next((f for f in (f"has_{head}", f"has_{head.rstrip('s')}") if f in cat.params), None)
+    return (0 if flag else int(lo), int(hi))
 
 
 def _size_names(category: str, dim: str) -> list[str]:

@@ -16,6 +16,7 @@ from seed3d.program.fit import (
     FitConfig,
     ViewState,
     candidate_programs,
+    count_range,
     fit_program,
     fit_view,
     nearest_finish,
@@ -72,6 +73,17 @@ def test_candidates_combine_top_categories_and_count_classes() -> None:
     assert probs == sorted(probs, reverse=True) and cands[0].category == "cabinet"
     assert len(candidate_programs(pred, FitConfig(max_candidates=3))) == 3
     assert len({(c.category, str(sorted(c.params.items()))) for c in cands}) == len(cands)  # deduplicated
+
+
+def test_candidate_counts_are_ones_the_category_can_have() -> None:
+    """A dresser whose drawer head reads 0 (no dresser has none) tries its likeliest real drawer counts, renormalised
+    within the range, not its minimum; a head the category has no parameter for is left alone."""
+    pred = _prediction([("dresser", 0.9)], {"drawers": {0: 0.6, 4: 0.2, 5: 0.15}})
+    cands = candidate_programs(pred, FitConfig(max_candidates=20))
+    assert [c.counts["drawers"] for c in cands[:2]] == [4, 5]
+    assert cands[0].params["drawers"] == 4
+    assert count_range("dresser", "drawers")[0] >= 1 and count_range("mug", "doors") is None
+    assert count_range("trash_can", "lids") == (0, 1)
 
 
 def test_fit_recovers_category_counts_and_beats_a_wrong_candidate(renderer: Any) -> None:
