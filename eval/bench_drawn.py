@@ -8,8 +8,9 @@ backgrounds: patterned wallpaper or tiles above a wooden floor or table top. Non
 For every picture: ``predict_program`` (GrabCut finds the object, ProgramNet reads it, render-and-compare fits it;
 timed), then ``build_program(prog, seed=0)``. Measured per picture: the true and predicted category, the
 confidence, the network's top categories, the built asset's movable doors / drawers / lids against the truth,
-whether the category is right and whether the movable total (doors + drawers + lids) matches, the fit record and
-the seconds. Summary: category accuracy, movable total exact, mean seconds.
+whether the category is right and whether the movable total (doors + drawers + lids) matches, the fit record,
+the seconds and which path ``--generator auto`` would take (``seed3d.pipeline``'s thresholds). Summary: category
+accuracy, movable total exact, mean seconds, the share auto would build as a program.
 
 Writes the JSON to ``--out``, a picture grid next to it (same stem, .png: input | the built asset's front
 three-quarter render | caption) and the inputs, 256 px high, to ``drawn_inputs/NAME.png`` beside it
@@ -86,12 +87,24 @@ def run_one(pic: dict[str, Any], model: str) -> tuple[dict[str, Any], np.ndarray
     built = {"doors": int(lab.doors), "drawers": int(lab.drawers), "lids": int(lab.lids)}
     truth = pic["counts"]
     top = prog.notes[0].removeprefix("top categories: ") if prog.notes else ""
+    # what `--generator auto` would do with this program (seed3d.pipeline's thresholds, as choose_program applies
+    # them to an image-only program)
+    from seed3d.pipeline import (
+        IMAGE_PROGRAM_MIN_CONFIDENCE,
+        IMAGE_PROGRAM_MIN_FIT_IOU,
+        UNMASKED_IMAGE_PROGRAM_MIN_CONFIDENCE,
+    )
+
+    unmasked = prog.masked is False
+    needs = UNMASKED_IMAGE_PROGRAM_MIN_CONFIDENCE if unmasked else IMAGE_PROGRAM_MIN_CONFIDENCE
+    fit_ok = unmasked or (prog.fit is not None and prog.fit["iou"] >= IMAGE_PROGRAM_MIN_FIT_IOU)
+    auto = "program" if prog.confidence >= needs and fit_ok and prog.category != "freeform" else "learned"
     record = {
         "name": pic["name"], "note": pic["note"], "category": pic["category"], "predicted": prog.category,
         "confidence": round(float(prog.confidence), 4), "top_categories": top, "counts": truth, "built": built,
         "category_right": prog.category == pic["category"],
         "movable_total_exact": sum(built.values()) == sum(truth.values()),
-        "fit": jsonable(prog.fit), "seconds": round(seconds, 2),
+        "fit": jsonable(prog.fit), "seconds": round(seconds, 2), "auto_takes": auto,
     }
     view = turntable(asset, frames=1, size=ROW, start=30.0)[0]
     return record, view
@@ -128,7 +141,7 @@ def main() -> None:
                  f"top: {record['top_categories']}",
                  f"category {'right' if record['category_right'] else 'wrong'}, movable total "
                  f"{'exact' if record['movable_total_exact'] else 'off'}",
-                 f"{record['seconds']:.1f} s"]
+                 f"{record['seconds']:.1f} s; --generator auto takes the {record['auto_takes']} path"]
         rows.append(np.concatenate([np.asarray(small), view, np.asarray(caption(lines, ok))], axis=1))
 
     n = len(records)
@@ -137,6 +150,9 @@ def main() -> None:
         "category_accuracy": round(sum(r["category_right"] for r in records) / n, 4),
         "movable_total_exact": round(sum(r["movable_total_exact"] for r in records) / n, 4),
         "mean_seconds": round(sum(r["seconds"] for r in records) / n, 2),
+        "auto_takes_program": round(sum(r["auto_takes"] == "program" for r in records) / n, 4),
+        "auto_takes_program_and_right": round(sum(r["auto_takes"] == "program" and r["category_right"]
+                                                  for r in records) / n, 4),
     }
     result = {"what": "image -> program on hand-drawn photo-like pictures (eval/drawn_objects.py)",
               "model": args.model, "size": args.size, "platform": platform.platform(), "summary": summary,
@@ -145,7 +161,8 @@ def main() -> None:
     grid = out.with_suffix(".png")
     Image.fromarray(np.concatenate(rows, axis=0)).save(grid)
     print(f"category accuracy {summary['category_accuracy']:.2f}, movable total exact "
-          f"{summary['movable_total_exact']:.2f}, mean {summary['mean_seconds']:.1f} s per picture")
+          f"{summary['movable_total_exact']:.2f}, mean {summary['mean_seconds']:.1f} s per picture; auto takes the "
+          f"program for {summary['auto_takes_program']:.2f} ({summary['auto_takes_program_and_right']:.2f} right)")
     print(f"wrote {out}, {grid}, {inputs}/")
 
 
