@@ -511,13 +511,15 @@ def clean_inputs(rgb: np.ndarray, alpha: np.ndarray) -> torch.Tensor:
 def as_inference_reads(image: torch.Tensor, frame: bool = False) -> torch.Tensor:
     """A photo-like image (3, S, S) in [0, 1] as ``predict_program`` reads it (``preprocess_image`` at
     ``INPUT_SIZE``): the object found and recentred over white, or with ``frame`` and a GrabCut cut-out, the whole
-    frame."""
+    frame. An image inference would refuse (no object stands out) is returned as it is."""
     from seed3d.condition.image import preprocess_image
 
     arr = (image.permute(1, 2, 0).clamp(0, 1).numpy() * 255 + 0.5).astype(np.uint8)
     logging.disable(logging.WARNING)  # a frame with no object found warns once per image
     try:
         pre = preprocess_image(arr, size=INPUT_SIZE)
+    except InvalidInputError:  # nothing stands out (an object the colour of a plain background): inference refuses
+        return image
     finally:
         logging.disable(logging.NOTSET)
     out = pre.frame if frame and pre.frame is not None else pre.rgb

@@ -191,6 +191,8 @@ def test_training_reads_some_images_as_inference_does(built: Path) -> None:
     cut, whole = as_inference_reads(busy), as_inference_reads(busy, frame=True)
     assert torch.allclose(cut[:, 2, 2], torch.ones(3), atol=0.02)  # the busy border became white
     assert not torch.allclose(whole[:, 2, 2], torch.ones(3), atol=0.02)
+    plain = torch.tensor([0.41, 0.24, 0.11])[:, None, None].expand(3, 128, 128).clone()
+    assert torch.equal(as_inference_reads(plain), plain)  # inference refuses it (no object): kept as it is
 
 
 def test_cli_train_program_image_options(tmp_path: Path, fake_trainer: Callable[[str, str], list[Any]]) -> None:
