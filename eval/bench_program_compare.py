@@ -313,7 +313,7 @@ def run_item(pipe: Any, retrieval: Any, category: str, seed: int, condition: str
     backend = "open3d" if condition == "open3d" else "moderngl"
     rgb, alpha, camera = render_input(truth, renderers[backend], category, seed)
     if condition == "augmented":
-        image = augmented_photo(rgb, alpha, seed=args.aug_seed + seed * 100 + synth.BASE_CATEGORIES.index(category))
+        image = augmented_photo(rgb, alpha, seed=args.aug_seed + seed * 100 + list(synth.CATEGORIES).index(category))
     else:
         image = straight_rgba(rgb, alpha)
     lab = asset_labels(truth)
