@@ -113,10 +113,11 @@ def parse_size_text(text: str, unlabelled: list[tuple[str, ...]] | None = None,
     Reads "50 cm tall", "1.2 m wide", "height of 80 cm", "30-inch", "2 ft long", "5'6\\"", "a foot high",
     "60 × 40 × 80 cm (width × depth × height)" (W × D × H without a legend), "180 x 90 cm" (width x depth
     without a legend), "45 W x 40 D x 60 H cm", "W160 x D45 x H80 cm" and "60 by 40 cm" (width by depth). A
-    measurement with no dimension word is the longest side. Numbers with no unit ("120x60", "80 wide") are read as centimetres (millimetres above
-    400; see ``_bare_unit``), each such phrase appended to ``assumed`` when given. Values outside 1 mm … 100 m are
-    ignored. ``unlabelled``, when given, receives the dimension names of each group read without a legend
-    ("180 x 90 cm": ("width", "depth")), so a caller who knows the object's proportions may reassign them.
+    measurement with no dimension word is the longest side. Numbers with no unit ("120x60", "80 wide") are read as
+    centimetres (millimetres above 400; see ``_bare_unit``), each such phrase appended to ``assumed`` when given.
+    Values outside 1 mm … 100 m are ignored. ``unlabelled``, when given, receives the dimension names of each group
+    read without a legend ("180 x 90 cm": ("width", "depth")), so a caller who knows the object's proportions may
+    reassign them.
     """
     dims: dict[str, float] = {}
     taken = np.zeros(len(text), bool)
