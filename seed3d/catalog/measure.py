@@ -134,29 +134,20 @@ def parse_size_text(text: str, unlabelled: list[tuple[str, ...]] | None = None,
             return
         dims.setdefault(dim, meters)
 
-    for m in _LETTERED.finditer(text):
-        if not claim(m):
-            continue
-        items = list(_LETTER_ITEM.finditer(m.group(0)))
-        tail = m.group(m.lastindex) if m.lastindex and m.group(m.lastindex) and m.group(0).rstrip().endswith(
-            m.group(m.lastindex)) else None
-        for item in items:
-            unit = item.group(2) or tail or next((i.group(2) for i in items if i.group(2)), None)
-            if unit is None:
+    # each number labelled by a letter, after it ("45 W") or before it ("W160"): (number, unit, letter) group indices
+    for pattern, item_re, (gn, gu, gl) in ((_LETTERED, _LETTER_ITEM, (1, 2, 3)),
+                                          (_LETTER_FIRST, _LETTER_FIRST_ITEM, (2, 3, 1))):
+        for m in pattern.finditer(text):
+            if not claim(m):
                 continue
-            full = {"w": "width", "d": "depth", "h": "height", "l": "length"}[item.group(3).lower()]
-            put(full, float(item.group(1)) * _unit_m(unit), m.group(0))
-    for m in _LETTER_FIRST.finditer(text):
-        if not claim(m):
-            continue
-        items = list(_LETTER_FIRST_ITEM.finditer(m.group(0)))
-        tail = m.group(m.re.groups)  # the unit after the last item ("W160 x D45 x H80 cm")
-        for item in items:
-            unit = item.group(3) or tail or next((i.group(3) for i in items if i.group(3)), None)
-            if unit is None:
-                continue
-            full = {"w": "width", "d": "depth", "h": "height", "l": "length"}[item.group(1).lower()]
-            put(full, float(item.group(2)) * _unit_m(unit), m.group(0))
+            items = list(item_re.finditer(m.group(0)))
+            tail = m.group(m.re.groups)  # the unit after the last item ("45 W x 40 D x 60 H cm")
+            for item in items:
+                unit = item.group(gu) or tail or next((i.group(gu) for i in items if i.group(gu)), None)
+                if unit is None:
+                    continue
+                full = {"w": "width", "d": "depth", "h": "height", "l": "length"}[item.group(gl).lower()]
+                put(full, float(item.group(gn)) * _unit_m(unit), m.group(0))
     for m in _TRIPLE.finditer(text):
         if not claim(m):
             continue
