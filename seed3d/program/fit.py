@@ -95,12 +95,12 @@ class FitConfig:
     """Weight of the edge agreement (correlation in [-1, 1]) in a view's score."""
     colour_weight: float = 0.05
     """Weight of the colour agreement (explained variance in [0, 1]) in a view's score."""
-    prior_weight: float = 0.2
+    prior_weight: float = 1.0
     """Weight of log(network probability) in a candidate's total. Chosen on validation renders (seeds 20000-20001,
-    eval/results/program_image_fit_val.json ``weights``): at 0.2 and above the fit keeps the network's category and
-    counts there (89.4 % / 82.7 %); lower weights let the silhouette overturn them and lose accuracy (0.02: 85.6 % /
-    80.8 %; 0: 86.5 % / 77.9 %), so the fit overturns the network only on a large silhouette difference (about
-    0.14 IoU for probabilities 0.5 against 0.25)."""
+    eval/results/program_image_fit_val.json ``weights``): with network v2 (67 categories) 1.0 gives 91.3 % category
+    accuracy there, 0.2 90.6 %, 0.02 87.8 %, 0 86.2 % (the network alone: 92.5 %; v1 kept its category from 0.2 up),
+    so the fit overturns the network only on a large silhouette difference (about 0.69 IoU for probabilities 0.5
+    against 0.25)."""
     min_part_pixels: int = 40
     """Fewest visible input pixels (at the input's 128 px) a finish is read from."""
 

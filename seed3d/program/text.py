@@ -797,12 +797,14 @@ def _finishes(prog: Program, t: _Text, params: dict[str, Any], seed: int) -> Non
         elif target in from_material:  # "a plastic box, blue": the material's kind in that colour
             value = _finish_value(_painted(from_material.pop(target), colour), colour, seed)
         else:
-            kinds = [k for k in (prm.finish_kinds or ()) if k in _PAINTABLE] or [
-                k for k in _PAINTABLE if k not in ("glass", "fabric")]
+            own = [k for k in (prm.finish_kinds or ()) if k in _PAINTABLE]
+            kinds = own or [k for k in _PAINTABLE if k not in ("glass", "fabric")]
             body = params.get(main) if main else None
             if target != main and isinstance(body, Finish) and body.kind in _PAINTABLE and (
-                    not prm.finish_kinds or body.kind in prm.finish_kinds):
-                kinds = [body.kind]  # "a red plastic box with a white lid": a white plastic lid
+                    not own or body.kind in own):
+                # "a red plastic box with a white lid": a white plastic lid; but a glass pump bottle's "black pump"
+                # is in a kind the pump comes in
+                kinds = [body.kind]
             value = f"{kinds[0]}:{colour}"
         if _set(prog, params, target, value, m.group(0).strip()):
             t.claim(m.start(), words_end)
