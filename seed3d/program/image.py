@@ -515,13 +515,10 @@ def as_inference_reads(image: torch.Tensor, frame: bool = False) -> torch.Tensor
     from seed3d.condition.image import preprocess_image
 
     arr = (image.permute(1, 2, 0).clamp(0, 1).numpy() * 255 + 0.5).astype(np.uint8)
-    logging.disable(logging.WARNING)  # a frame with no object found warns once per image
     try:
         pre = preprocess_image(arr, size=INPUT_SIZE)
     except InvalidInputError:  # nothing stands out (an object the colour of a plain background): inference refuses
         return image
-    finally:
-        logging.disable(logging.NOTSET)
     out = pre.frame if frame and pre.frame is not None else pre.rgb
     return torch.from_numpy(np.asarray(out, np.float32)).permute(2, 0, 1)
 
@@ -607,6 +604,8 @@ def train_program_image(data: PathType, out: PathType, config: ProgramImageTrain
     labels = _labels(arrays, net_cfg.max_counts)
     n_obj, n_views = arrays["rgb"].shape[:2]
     augmenter = PhotoAugmenter()
+    if cfg.p_inference > 0:  # "no object found, the whole frame is kept" would be said for thousands of images
+        logging.getLogger("seed3d.condition.image").setLevel(logging.ERROR)
     log.info("program-image: %d objects x %d views, %d parameters", n_obj, n_views,
              sum(p.numel() for p in model.parameters()))
 
