@@ -284,7 +284,7 @@ class GrabCutConfig:
     """Width (working-size pixels) of the soft edge the hard mask gets when scaled back up."""
     strip: float = 0.02
     """Radius (share of the shorter side) of the opening that finds the mask's body: thinner bands (a floor line
-    GrabCut let through) are cut off at the body's box (see ``_trim_strips``)."""
+    GrabCut let through) are cut off at the body's columns (see ``_trim_strips``)."""
     margin: float = 0.03
     """Margin (share of the shorter side) either side of the body's columns that the mask keeps."""
 
@@ -364,10 +364,10 @@ def grabcut_alpha(rgb: F32, config: GrabCutConfig | None = None) -> F32 | None:
     plausible object was found.
 
     GrabCut runs at ``work_size`` on a seed of a sure-background border ring and a centred box of probable
-    foreground; the largest component (and those at least ``keep`` of it) is kept, cut to its body's columns (thin bands
-    along floor lines dropped, ``_trim_strips``) and its holes filled. The mask
-    is refused when it covers less than ``min_area`` or more than ``max_area`` of the frame, or when its colours
-    do not stand apart from the background's (``min_separation``). The kept mask is scaled back to (H, W) with a
+    foreground; the largest component (and those at least ``keep`` of it) is kept, cut to its body's columns (thin
+    bands along floor lines dropped, ``_trim_strips``) and its holes filled. The mask is refused when it covers less
+    than ``min_area`` or more than ``max_area`` of the frame, or when its colours do not stand apart from the
+    background's (``min_separation``). The kept mask is scaled back to (H, W) with a
     soft edge of about ``feather`` working pixels. Deterministic (OpenCV's random generator is seeded)."""
     from PIL import Image
     from scipy import ndimage
