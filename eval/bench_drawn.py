@@ -87,18 +87,10 @@ def run_one(pic: dict[str, Any], model: str) -> tuple[dict[str, Any], np.ndarray
     built = {"doors": int(lab.doors), "drawers": int(lab.drawers), "lids": int(lab.lids)}
     truth = pic["counts"]
     top = prog.notes[0].removeprefix("top categories: ") if prog.notes else ""
-    # what `--generator auto` would do with this program (seed3d.pipeline's thresholds, as choose_program applies
-    # them to an image-only program)
-    from seed3d.pipeline import (
-        IMAGE_PROGRAM_MIN_CONFIDENCE,
-        IMAGE_PROGRAM_MIN_FIT_IOU,
-        UNMASKED_IMAGE_PROGRAM_MIN_CONFIDENCE,
-    )
+    # what `--generator auto` would do with this program (the pipeline's own rule)
+    from seed3d.pipeline import image_program_accepted
 
-    unmasked = prog.masked is False
-    needs = UNMASKED_IMAGE_PROGRAM_MIN_CONFIDENCE if unmasked else IMAGE_PROGRAM_MIN_CONFIDENCE
-    fit_ok = unmasked or (prog.fit is not None and prog.fit["iou"] >= IMAGE_PROGRAM_MIN_FIT_IOU)
-    auto = "program" if prog.confidence >= needs and fit_ok and prog.category != "freeform" else "learned"
+    auto = "program" if image_program_accepted(prog) else "learned"
     record = {
         "name": pic["name"], "note": pic["note"], "category": pic["category"], "predicted": prog.category,
         "confidence": round(float(prog.confidence), 4), "top_categories": top, "counts": truth, "built": built,

@@ -315,6 +315,16 @@ def rigid(asset: Asset) -> Asset:
     return out
 
 
+def image_program_accepted(program: Any) -> bool:
+    """Whether ``auto`` builds an image-only ``program`` (``seed3d.program.image.predict_program``'s): confidence at
+    ``IMAGE_PROGRAM_MIN_CONFIDENCE`` and fit IoU at ``IMAGE_PROGRAM_MIN_FIT_IOU`` when the object was masked,
+    ``UNMASKED_IMAGE_PROGRAM_MIN_CONFIDENCE`` when it was not, and never the catch-all ``freeform``."""
+    unmasked = program.masked is False
+    needs = UNMASKED_IMAGE_PROGRAM_MIN_CONFIDENCE if unmasked else IMAGE_PROGRAM_MIN_CONFIDENCE
+    fit_ok = unmasked or (program.fit is not None and program.fit["iou"] >= IMAGE_PROGRAM_MIN_FIT_IOU)
+    return program.confidence >= needs and fit_ok and program.category != "freeform"
+
+
 class Seed3DPipeline:
     """Image and/or text -> ``Asset``, stage by stage, loading the components listed in ``pipeline.json``.
 
@@ -463,8 +473,7 @@ class Seed3DPipeline:
             # without an object in front; it then needs near certainty (a noise image reads as a lamp at 0.83)
             unmasked = seen.masked is False
             needs = UNMASKED_IMAGE_PROGRAM_MIN_CONFIDENCE if unmasked else IMAGE_PROGRAM_MIN_CONFIDENCE
-            fit_ok = unmasked or (fit is not None and fit["iou"] >= IMAGE_PROGRAM_MIN_FIT_IOU)
-            if opts.generator == "program" or (seen.confidence >= needs and fit_ok and seen.category != "freeform"):
+            if opts.generator == "program" or image_program_accepted(seen):
                 return seen, found if opts.generator == "auto" else f"asked for the program path: {found}"
             if seen.category == "freeform":  # the class of objects that are none of the categories
                 return None, f"the image shows none of the categories ({found}); the learned path reads it"
