@@ -13,7 +13,7 @@ from typing import Any
 
 from seed3d.asset import Asset
 from seed3d.errors import InvalidInputError
-from seed3d.program.text import SIZE_PARAMS, Program, parse_text
+from seed3d.program.text import LONG_SIDE_PARAMS, SIZE_PARAMS, Program, parse_text
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +65,8 @@ def _fit_sizes(category: str, seed: int, given: dict[str, Any], targets: dict[st
                     continue
                 if name in fixed:
                     continue  # a parameter the caller set is not refitted
+                if name in LONG_SIDE_PARAMS and extent[dim] < max(extent["width"], extent["depth"]):
+                    continue  # "length" runs along the longer horizontal side only
                 lo, hi = prm.limits or (prm.lo, prm.hi)
                 want = float(values[name]) * target / extent[dim]
                 new = min(max(want, float(lo)), float(hi))  # type: ignore[arg-type]

@@ -140,6 +140,12 @@ ALIASES: dict[str, tuple[str, tuple[float, float, float] | None]] = {
     "specs": ("eyeglasses", None),
 }
 
+#: Nouns that name a category only beside one of its parts' words ("round glasses with gold frames" are eyeglasses;
+#: "wine glasses" are not): noun → (category, pattern of the context words).
+CONTEXT_NOUNS: dict[str, tuple[str, str]] = {
+    "glasses": ("eyeglasses", r"frames?|lens(?:es)?|rims?|temples?|prescription|aviators?|bifocals?|tinted"),
+}
+
 #: Objects whose head word names a category but which are another thing than that category builds (a ceiling fan
 #: hangs from the ceiling; the fan category is a desk or floor fan): refused, not built as the wrong object.
 NOT_THESE: tuple[str, ...] = ("ceiling fan", "ceiling lamp", "ceiling light", "pendant lamp", "car door",

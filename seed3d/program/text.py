@@ -27,6 +27,7 @@ from seed3d.errors import InvalidInputError
 from seed3d.program.nouns import (
     ALIASES,
     COMPOUND_HEADS,
+    CONTEXT_NOUNS,
     NOT_THESE,
     NounMapper,
     NounMatch,
@@ -114,9 +115,12 @@ OTHER_PARTS = frozenset({
     "pillow", "pillows", "clip", "rim", "ring", "rings", "collar", "nozzle", "grip", "grips", "tip", "tips",
 })
 
+#: (category, parameter) a phrase implies → the counted parameter that overrules it when the text states it.
+_GIVES_WAY: dict[tuple[str, str], str] = {("stool", "swivel"): "legs"}
+
 #: Flags a finish role turns off or on when the text gives that part its own finish.
 _ROLE_FLAGS: dict[str, dict[str, Any]] = {
-    "front_finish": {"front_matches_body": False}, "leg_finish": {"legs_match_body": False, "base": "legs"},
+    "front_finish": {"front_matches_body": False}, "leg_finish": {"legs_match_body": False},
     "top_finish": {"top_slab": True}, "lid_finish": {"lid_matches_body": False},
 }
 
@@ -163,6 +167,9 @@ MATERIALS: dict[str, tuple[str, str | None]] = {
     "plywood": ("wood", "birch"), "bamboo": ("wood", None), "solid wood": ("wood", None),
     "bentwood": ("wood", None), "brushed nickel": ("brushed_metal", "stainless steel"),
     "brushed steel": ("brushed_metal", "stainless steel"), "satin nickel": ("brushed_metal", "stainless steel"),
+    "painted wood": ("painted_wood", None), "painted metal": ("painted_metal", None),
+    "painted steel": ("painted_metal", None), "dark wood": ("wood", "dark-stained"),
+    "light wood": ("wood", "birch"),
 }
 
 #: Finish kinds a bare colour word can paint ("a red cabinet": painted wood), in order of preference.
@@ -180,9 +187,13 @@ SIZE_WORDS: dict[str, tuple[tuple[str, ...], float]] = {
 
 #: Parameters that size words move, by dimension ("*": all of them).
 SIZE_PARAMS: dict[str, tuple[str, ...]] = {
-    "height": ("height", "seat_height"), "width": ("width", "seat_width", "radius", "seat_radius", "scale"),
-    "depth": ("depth", "seat_depth", "radius", "seat_radius"),
+    "height": ("height", "seat_height"),
+    "width": ("width", "seat_width", "radius", "seat_radius", "scale", "length"),
+    "depth": ("depth", "seat_depth", "radius", "seat_radius", "length"),
 }
+#: Size parameters that run along the longer horizontal side, whichever axis that is (a bath's ``length`` is its
+#: width, a pair of scissors' its depth): ``build_program``'s size fit moves them only on that side.
+LONG_SIDE_PARAMS: frozenset[str] = frozenset({"length"})
 
 _STOP = {
     "a", "an", "the", "with", "and", "of", "in", "on", "for", "that", "has", "have", "its", "it", "is", "are",
@@ -388,6 +399,12 @@ def _category(text: str, mapper: NounMapper | None) -> tuple[str | None, str, fl
             notes.append(f"a {pick[2]} is not built: the nearest category, {pick[3]}, only stands in for it")
             return pick[3], pick[2], 0.5, how, notes
         return pick[3], pick[2], 1.0 if how == "exact" else 0.9, how, notes
+    for word, (category, context) in CONTEXT_NOUNS.items():
+        m = re.search(r"\b" + word + r"\b", text)
+        beside = re.search(r"\b(?:" + context + r")\b", text)
+        if m is not None and m.start() <= max(head_end, 0) and beside is not None:
+            notes.append(f"{word!r} read as {category.replace('_', ' ')} (beside {beside.group(0)!r})")
+            return category, word, 0.9, "alias", notes
     # no known noun: the head clause's last words, by embedding
     head_words = head_words or [w for w in re.findall(r"[a-z][a-z'-]*", text) if w not in _STOP]
     if not head_words:
@@ -489,6 +506,8 @@ def _phrases(prog: Program, t: _Text, params: dict[str, Any]) -> None:
                 continue  # "a table with round legs": the legs' shape (a choice of leg_style), not the table's
             ok = False  # a phrase may reuse words a count took ("three-legged": legs=3 and a dining chair)
             for name, value in values.items():
+                if _GIVES_WAY.get((prog.category, name)) in params:
+                    continue  # "a bar stool with 4 legs": the legs stated, not the swivel pedestal implied
                 if name not in params:
                     ok = _set(prog, params, name, value, m.group(0)) or ok
                 else:
@@ -530,6 +549,10 @@ def _counts(prog: Program, t: _Text, params: dict[str, Any], parts: dict[str, in
                 for w in re.finditer(r"\b(?:open|small|little)\b", t.text[m.end(1):m.start(2)]):
                     t.claim(m.end(1) + w.start(), m.end(1) + w.end())  # "an open shelf", "a small door"
                 continue
+        if target not in cat.params and _part_choice(cat, target, params) is not None:
+            t.claim(m.start(1), m.end(1))  # "a desk on four legs": the choice that has legs (``_part_choices``)
+            t.claim(m.start(2), m.end())
+            continue
         if target not in cat.params and _built_count(prog.category, noun) == n:
             prog.placed.append(f"{m.group(0).strip()!r}: a {prog.category} is built with {n} {noun}"
                                + ("s" if n != 1 else ""))  # "a microwave with a glass door": it has one
@@ -569,6 +592,41 @@ def _conditional_count(cat: Any, target: str, n: int, params: dict[str, Any]) ->
             doc = cat.params[key].doc
         return out
     return {}
+
+
+#: Part words whose mention picks the choice that builds those parts ("black metal legs" → base=legs).
+_PART_CHOICE_WORDS: dict[str, str] = {"legs": r"legs?|[a-z]+-legged"}
+
+
+def _part_choice(cat: Any, part: str, params: dict[str, Any]) -> str | None:
+    """The first parameter of ``cat`` not yet set with ``part`` among its choices whose condition in its doc
+    ("(kind=pedestal)") the set parameters meet: a desk's ``kind``, or once kind=pedestal, its ``end``."""
+    for name, prm in cat.params.items():
+        if name in params or prm.choices is None or part not in prm.choices:
+            continue
+        cond = re.search(r"\((\w+)=(\w+)\)", prm.doc)
+        if cond is None or cond.group(1) not in cat.params or params.get(cond.group(1)) == cond.group(2):
+            return name
+    return None
+
+
+def _part_choices(prog: Program, t: _Text, params: dict[str, Any]) -> None:
+    """A part the text mentions in any phrase ("on four legs", "with black metal legs") and the category builds
+    only with one choice of a parameter: that choice, unless negated ("without legs") or already chosen."""
+    from seed3d.synth import CATEGORIES
+
+    cat = CATEGORIES[prog.category]  # type: ignore[index]
+    for part, pattern in _PART_CHOICE_WORDS.items():
+        for m in re.finditer(r"\b(?:" + pattern + r")\b", t.text):
+            name = _part_choice(cat, part, params)
+            if name is None:
+                break
+            neg = re.search(r"\b(?:without|no|not)\s+(?:[a-z]+\s+){0,2}$", t.text[:m.start()])
+            # "without legs": the parameter's first other choice that builds something ("plinth", "pedestal")
+            value = next((c for c in cat.params[name].choices if c not in (part, "none")), None) if neg else part
+            if value is not None and _set(prog, params, name, value, t.text[neg.start() if neg else m.start():m.end()]):
+                t.claim(neg.start() if neg else m.start(), m.end())
+            break
 
 
 def _in_range(prm: Any, n: int) -> bool:
@@ -615,6 +673,11 @@ def _choices(prog: Program, t: _Text, params: dict[str, Any]) -> None:
         elif prm.is_flag or prm.choices == (False, True):
             word = name.replace("has_", "").replace("_", " ")
             options.setdefault(word, []).append((name, True))
+    for name, value in params.items():  # "a dining chair with chrome legs": kind=dining came from "legs"
+        if isinstance(value, str) and value in ((cat.params[name].choices or ()) if name in cat.params else ()):
+            for m in re.finditer(r"\b" + re.escape(value.replace("_", " ")) + r"\b", t.text):
+                if t.free(m.start(), m.end()) and _part_noun(t.text[m.end():]) is None:  # not "round legs"
+                    t.claim(m.start(), m.end())
     for phrase in sorted(options, key=len, reverse=True):
         for m in re.finditer(r"\b" + re.escape(phrase) + r"(?:e?s)?\b", t.text):
             if not t.free(m.start(), m.end()):
@@ -690,13 +753,17 @@ def _palette(kind: str) -> dict[str, Any]:
 def _other_object(words: str, prog: Program) -> bool:
     """Whether ``words`` (what follows a material) start with the noun of an object other than ``prog``'s."""
     from seed3d.program.nouns import vocabulary
+    from seed3d.synth import CATEGORIES
 
     vocab = vocabulary()
     if prog.noun and re.match(re.escape(prog.noun) + r"\b", words):
         return False  # "a red trolley case": the object's own noun, though "trolley" alone names another
+    head = re.sub(r"\(.*?\)", "", CATEGORIES[prog.category].description.split(":")[0])  # type: ignore[index]
+    own = re.findall(r"[a-z]+", head)[-1:]  # "pump dispenser bottle": a dispenser's "amber glass bottle" is itself
     for phrase in (words, words.split()[0]):
         key = singular(phrase)
-        if key in vocab and vocab[key] != prog.category and key not in FINISH_ROLES and key not in COUNT_NOUNS:
+        if key in vocab and vocab[key] != prog.category and key not in FINISH_ROLES and key not in COUNT_NOUNS \
+                and [key] != own:
             return True
     return False
 
@@ -738,6 +805,15 @@ def _finishes(prog: Program, t: _Text, params: dict[str, Any], seed: int) -> Non
                      + r")(?:e?s)?\b(?!-))?")
     main = "body_finish" if "body_finish" in cat.params else next(
         (n for n, p in cat.params.items() if p.is_finish), None)
+    plain = "|".join(sorted((re.escape(k) for k, v in MATERIALS.items() if v[1] is None), key=len, reverse=True))
+    hues = "|".join(sorted((re.escape(c) for c in COLOURS if c not in MATERIALS and c not in _named_materials()),
+                           key=len, reverse=True))
+    parts = "|".join(sorted(map(re.escape, OTHER_PARTS), key=len, reverse=True))
+    swap = re.compile(r"\b(" + plain + r") (" + hues + r")(?= (?:[a-z]+ )?(?:" + roles + r")(?:e?s)?\b| (?:"
+                      + parts + r")\b)")
+    for m in swap.finditer(t.text):  # "upholstered grey headboard" read as "grey upholstered headboard"
+        if t.free(m.start(), m.end()):
+            t.text = t.text[:m.start()] + f"{m.group(2)} {m.group(1)}" + t.text[m.end():]
     from_material: dict[str, str] = {}  # target → kind set by a material word without its own colour
     for m in pat.finditer(t.text):
         colour, material, role = m.group(1), m.group(2), m.group(3)
@@ -959,7 +1035,7 @@ def _sizes(prog: Program, t: _Text, params: dict[str, Any]) -> None:
     if round_object and "depth" in prog.size and "height" not in prog.size:
         prog.size["height"] = prog.size.pop("depth")  # "a bowl 6 cm deep"
     if prog.size:
-        for m in re.finditer(r"(?<![\w.])(?:\d+(?:\.\d+)?|\.\d+)\s*(?:mm|cm|m|in|inch(?:es)?|ft|feet|foot|\"|')"
+        for m in re.finditer(r"(?<![\w.])(?:\d+(?:\.\d+)?|\.\d+)[\s-]*(?:mm|cm|m|inch(?:es)?|in|ft|feet|foot|\"|')"
                              r"(?:\s*(?:tall|high|wide|deep|long|in diameter|across))?", t.text):
             t.claim(m.start(), m.end())
         for m in re.finditer(r"\b(?:tall|high|wide|deep|long|height|width|depth|length|diameter|by|x)\b", t.text):
@@ -1022,6 +1098,7 @@ def parse_text(text: str, mapper: NounMapper | None = None, seed: int = 0, embed
     _finishes(prog, t, params, seed)
     _choices(prog, t, params)
     _layout(prog, t, params, parts)
+    _part_choices(prog, t, params)
     _matches_body(prog, params)
     alias = ALIASES.get(noun)
     if alias and alias[1] is not None and not prog.size:

@@ -282,3 +282,55 @@ def test_a_count_outside_its_range_takes_the_count_that_holds_it_with_its_condit
     assert parse_text("a desk with a drawer", embed=False).params["drawers"] == 1
     toaster = parse_text("4 slice toaster, stainless steel, with a browning dial", embed=False)
     assert toaster.params["slots"] == 4 and toaster.params["body_finish"].kind == "brushed_metal"
+
+
+def test_mentioned_legs_pick_the_choice_that_builds_legs() -> None:
+    """Legs named in any phrase (a count, a finish, a bare mention) choose the parameter that builds legs: a
+    desk's kind, or once the text made it a pedestal desk, the end that carries the top; "without legs" the
+    first other choice. The built asset has the legs."""
+    desk = parse_text("a desk with black metal legs", embed=False)
+    assert desk.params["kind"] == "legs" and _finish(desk.params["leg_finish"]) == "painted_metal:black"
+    assert desk.unplaced == []
+    assert parse_text("a white desk on four legs", embed=False).params["kind"] == "legs"
+    assert parse_text("a white desk on four legs", embed=False).unplaced == []
+    pedestal = parse_text("a desk with three drawers and black metal legs", embed=False)
+    assert pedestal.params["kind"] == "pedestal" and pedestal.params["end"] == "legs"
+    asset = build_program(pedestal, seed=0)
+    assert sum(p.label == "leg" for p in asset.parts) == 2 and sum(p.label == "drawer" for p in asset.parts) == 3
+    assert parse_text("a nightstand with tapered legs", embed=False).params["base"] == "legs"
+    bare = parse_text("a dresser without legs", embed=False)
+    assert bare.params["base"] == "plinth" and bare.unplaced == []
+    chair = parse_text("a dining chair with chrome legs", embed=False)
+    assert chair.params["kind"] == "dining" and chair.unplaced == []  # "dining" is placed, not left over
+
+
+def test_material_phrases_in_any_order_and_an_object_s_own_head_noun() -> None:
+    """"navy blue painted wood" is painted wood in navy blue; "upholstered grey headboard" a grey upholstered one
+    (so "oak frame" still reaches the body); "dark wood" a dark stain; a dispenser's "amber glass bottle" is the
+    dispenser itself (its category is a pump dispenser bottle), while a mug's "wooden table" is another object."""
+    chest = parse_text("a toy chest in navy blue painted wood", embed=False)
+    assert _finish(chest.params["body_finish"]) == "painted_wood:navy blue"
+    lamp = parse_text("a desk lamp in red painted metal", embed=False)
+    assert _finish(lamp.params["body_finish"]) == "painted_metal:red"
+    bed = parse_text("King size bed, upholstered grey headboard, oak frame", embed=False)
+    assert _finish(bed.params["headboard_finish"]) == "fabric:grey" and _finish(bed.params["body_finish"]) == "wood:oak"
+    assert _finish(parse_text("a coat rack in dark wood", embed=False).params["body_finish"]) == "wood:dark-stained"
+    soap = parse_text("Soap dispenser: amber glass bottle with a pump top", embed=False)
+    assert _finish(soap.params["body_finish"]) == "glass:amber"
+    assert "body_finish" not in parse_text("a mug on a wooden table", embed=False).params
+
+
+def test_context_nouns_stated_legs_and_lengths_of_long_objects() -> None:
+    """"glasses" are eyeglasses beside a frame or lens word (not "wine glasses"); a bar stool with four legs stands
+    on legs, not the swivel pedestal "bar stool" implies alone; "20cm long" scissors and a 170 cm bath are fitted
+    along their longer horizontal side whichever axis that is."""
+    specs = parse_text("round glasses with thin gold metal frames", embed=False)
+    assert specs.category == "eyeglasses" and specs.params["frame_finish"].colour == "gold"
+    assert parse_text("wine glasses", embed=False).category is None
+    stool = parse_text("30-inch bar stool with a round wooden seat and 4 chrome legs", embed=False)
+    assert stool.params["legs"] == 4 and "swivel" not in stool.params and stool.unplaced == []
+    assert parse_text("a bar stool", embed=False).params["swivel"] is True
+    scissors = build_program(parse_text("scissors, 20cm long", embed=False), seed=0)
+    assert scissors.metadata["attributes"]["size_m"]["depth"] == pytest.approx(0.2, rel=0.03)
+    bath = build_program(parse_text("White acrylic bath, 1700 x 750 mm", embed=False), seed=0)
+    assert bath.metadata["attributes"]["size_m"]["width"] == pytest.approx(1.7, rel=0.03)
