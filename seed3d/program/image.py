@@ -12,8 +12,9 @@ finishes read part by part, with the fit in ``Program.fit``.
 
 Training (``train_program_image``) reads the views cached by ``seed3d.program.image_data`` and augments them for
 photographs (``PhotoAugmenter``): exposure, gamma, saturation and hue; crop jitter, partial crops and rotation;
-plain, gradient, noise, textured and cluttered backgrounds (other objects behind); occluders; blur; sensor noise;
-JPEG re-encoding. Every draw depends only on (seed, step), so a resumed run sees the same batches.
+plain, gradient, noise, textured and cluttered backgrounds (other objects behind) or a room (wall, floor in
+perspective, contact shadow); an illustration's look (posterised, outlined); occluders; blur; sensor noise; JPEG
+re-encoding. Every draw depends only on (seed, step), so a resumed run sees the same batches.
 """
 
 from __future__ import annotations
@@ -369,6 +370,12 @@ class PhotoConfig:
     """Probability of sensor noise (sigma up to 0.03)."""
     p_jpeg: float = 0.4
     """Probability of JPEG re-encoding (quality 25..90)."""
+    p_room: float = 0.0
+    """Share of the images not over white set in a room instead: a wall pattern above a floor (planks, tiles or
+    plain, in perspective) whose far edge runs behind the object's foot, a skirting board, a contact shadow."""
+    p_drawn: float = 0.0
+    """Probability of an illustration's look: the object's colours posterised, dark outlines round it and along
+    its strong inner edges."""
 
 
 class PhotoAugmenter:
@@ -407,6 +414,7 @@ class PhotoAugmenter:
         bg = self._backgrounds(col, a, rng)
         lin = col + srgb_to_linear(bg) * (1 - a)
         img = linear_to_srgb(lin.clamp(0, 1))
+        img = self._drawn(img, a, rng)
         img = self._occlude(img, rng)
         img = self._blur(img, rng)
         noisy = torch.from_numpy(rng.uniform(size=n) < cfg.p_noise)
@@ -425,44 +433,126 @@ class PhotoAugmenter:
             u = rng.uniform()
             if u < cfg.p_plain:
                 continue
+            if cfg.p_room > 0 and rng.uniform() < cfg.p_room:
+                out[i] = self._room(a[i, 0], rng, yy, xx)
+                continue
             kind = rng.integers(5) if rng.uniform() >= cfg.p_clutter else 5
             c0, c1 = (torch.from_numpy(rng.uniform(0, 1, 3)).float() for _ in range(2))
-            if kind == 0:
-                bg = c0[:, None, None].expand(3, s, s)
-            elif kind == 1:
-                ang = rng.uniform(0, 2 * math.pi)
-                t = (math.cos(ang) * (xx - 0.5) + math.sin(ang) * (yy - 0.5) + 0.5).clamp(0, 1)
-                bg = c0[:, None, None] + t[None] * (c1 - c0)[:, None, None]
-            elif kind == 2:
-                g = int(rng.integers(3, 9))
-                grid = torch.from_numpy(rng.uniform(0, 1, (1, 3, g, g))).float()
-                bg = F.interpolate(grid, size=(s, s), mode="bicubic", align_corners=True)[0].clamp(0, 1)
-            elif kind == 3:  # stripes or checks (tiles, planks, fabric)
-                period = rng.uniform(6, 40)
-                ang = rng.uniform(0, math.pi)
-                u1 = (math.cos(ang) * xx + math.sin(ang) * yy) * s / period
-                pattern = (u1.floor() % 2) if rng.uniform() < 0.5 else \
-                    ((u1.floor() + ((-math.sin(ang) * xx + math.cos(ang) * yy) * s / period).floor()) % 2)
-                bg = c0[:, None, None] + pattern[None] * (c1 - c0)[:, None, None]
-            elif kind == 4:  # fine noise texture (concrete, carpet)
-                fine = torch.from_numpy(rng.uniform(-0.15, 0.15, (1, 1, s // 2, s // 2))).float()
-                fine = F.interpolate(fine, size=(s, s), mode="bilinear", align_corners=False)[0]
-                bg = (c0[:, None, None] + fine).clamp(0, 1)
-            else:  # clutter: other objects of the batch, moved and scaled, over a gradient
-                t = yy.clamp(0, 1)
-                bg = c0[:, None, None] + t[None] * (c1 - c0)[:, None, None]
-                lin = srgb_to_linear(bg)
-                for _ in range(int(rng.integers(1, 4))):
-                    j = int(rng.integers(n))
-                    scale = rng.uniform(0.6, 1.3)
-                    dx, dy = rng.uniform(-0.9, 0.9, 2)
-                    theta = torch.tensor([[[1 / scale, 0, dx], [0, 1 / scale, dy]]], dtype=torch.float32)
-                    grid = F.affine_grid(theta, [1, 4, s, s], align_corners=False)
-                    moved = F.grid_sample(torch.cat([col[j:j + 1], a[j:j + 1]], 1), grid, align_corners=False)[0]
-                    lin = moved[:3] + lin * (1 - moved[3:])
-                bg = linear_to_srgb(lin)
+            if kind < 5:
+                out[i] = self._pattern(int(kind), c0, c1, rng, yy, xx)
+                continue
+            # clutter: other objects of the batch, moved and scaled, over a gradient
+            t = yy.clamp(0, 1)
+            bg = c0[:, None, None] + t[None] * (c1 - c0)[:, None, None]
+            lin = srgb_to_linear(bg)
+            for _ in range(int(rng.integers(1, 4))):
+                j = int(rng.integers(n))
+                scale = rng.uniform(0.6, 1.3)
+                dx, dy = rng.uniform(-0.9, 0.9, 2)
+                theta = torch.tensor([[[1 / scale, 0, dx], [0, 1 / scale, dy]]], dtype=torch.float32)
+                grid = F.affine_grid(theta, [1, 4, s, s], align_corners=False)
+                moved = F.grid_sample(torch.cat([col[j:j + 1], a[j:j + 1]], 1), grid, align_corners=False)[0]
+                lin = moved[:3] + lin * (1 - moved[3:])
+            bg = linear_to_srgb(lin)
             out[i] = bg
         return out
+
+
+    def _pattern(self, kind: int, c0: torch.Tensor, c1: torch.Tensor, rng: np.random.Generator, yy: torch.Tensor,
+                 xx: torch.Tensor) -> torch.Tensor:
+        """Background ``kind`` 0..4 (uniform, gradient, smooth noise, stripes or checks, fine texture): (3, S, S)."""
+        s = self.size
+        if kind == 0:
+            bg = c0[:, None, None].expand(3, s, s)
+        elif kind == 1:
+            ang = rng.uniform(0, 2 * math.pi)
+            t = (math.cos(ang) * (xx - 0.5) + math.sin(ang) * (yy - 0.5) + 0.5).clamp(0, 1)
+            bg = c0[:, None, None] + t[None] * (c1 - c0)[:, None, None]
+        elif kind == 2:
+            g = int(rng.integers(3, 9))
+            grid = torch.from_numpy(rng.uniform(0, 1, (1, 3, g, g))).float()
+            bg = F.interpolate(grid, size=(s, s), mode="bicubic", align_corners=True)[0].clamp(0, 1)
+        elif kind == 3:  # stripes or checks (tiles, planks, fabric)
+            period = rng.uniform(6, 40)
+            ang = rng.uniform(0, math.pi)
+            u1 = (math.cos(ang) * xx + math.sin(ang) * yy) * s / period
+            pattern = (u1.floor() % 2) if rng.uniform() < 0.5 else \
+                ((u1.floor() + ((-math.sin(ang) * xx + math.cos(ang) * yy) * s / period).floor()) % 2)
+            bg = c0[:, None, None] + pattern[None] * (c1 - c0)[:, None, None]
+        elif kind == 4:  # fine noise texture (concrete, carpet)
+            fine = torch.from_numpy(rng.uniform(-0.15, 0.15, (1, 1, s // 2, s // 2))).float()
+            fine = F.interpolate(fine, size=(s, s), mode="bilinear", align_corners=False)[0]
+            bg = (c0[:, None, None] + fine).clamp(0, 1)
+        return bg
+
+    def _room(self, alpha: torch.Tensor, rng: np.random.Generator, yy: torch.Tensor, xx: torch.Tensor
+              ) -> torch.Tensor:
+        """An object photographed in a room: a wall (any pattern) above a floor in perspective whose far edge runs
+        behind the object's foot, sometimes a skirting board, and a soft contact shadow: (3, S, S) sRGB."""
+        s = self.size
+        rows = torch.nonzero(alpha.amax(1) > 0.5).flatten()
+        cols = torch.nonzero(alpha.amax(0) > 0.5).flatten()
+        foot = (float(rows.max()) + 1) / s if len(rows) else 0.85
+        cx = (float(cols.min()) + float(cols.max()) + 1) / (2 * s) if len(cols) else 0.5
+        half = max((float(cols.max()) - float(cols.min()) + 1) / (2 * s), 0.05) if len(cols) else 0.3
+        horizon = float(np.clip(foot - rng.uniform(0.04, 0.4), 0.15, 0.95))
+        c0, c1 = (torch.from_numpy(rng.uniform(0, 1, 3)).float() for _ in range(2))
+        wall = self._pattern(int(rng.integers(5)), c0, c1, rng, yy, xx)
+        f0 = torch.from_numpy(rng.uniform(0.05, 0.9, 3)).float()
+        f1 = (f0 * torch.from_numpy(rng.uniform(0.6, 1.2, 3)).float()).clamp(0, 1)
+        v = ((yy - horizon) / max(1 - horizon, 1e-3)).clamp(0, 1) + 0.08  # nearer is lower
+        kind = rng.integers(4)
+        tones = torch.from_numpy(rng.uniform(0, 1, 257)).float()
+        n = rng.uniform(4, 12)
+        if kind == 0:  # planks running away from the viewer, converging on a vanishing point
+            idx = ((xx - cx - rng.uniform(-0.5, 0.5)) / v * n).floor()
+        elif kind == 1:  # planks along the wall
+            idx = (n / v).floor()
+        elif kind == 2:  # tiles
+            idx = (n / v).floor() * 7 + ((xx - cx) / v * n).floor()
+        else:  # plain floor or carpet
+            idx = torch.zeros_like(xx)
+        t = tones[(idx.long() % 257)]
+        floor = f0[:, None, None] + t[None] * (f1 - f0)[:, None, None]
+        if kind == 2:  # grout lines
+            gu, gv = (xx - cx) / v * n, n / v
+            line = ((gu - gu.floor() < 0.06) | (gv - gv.floor() < 0.06)).float()
+            floor = floor * (1 - 0.35 * line[None])
+        floor = floor * (0.75 + 0.25 * v.clamp(0, 1))[None]  # darker towards the wall
+        bg = torch.where((yy < horizon)[None], wall, floor)
+        if rng.uniform() < 0.5:  # skirting board
+            h = rng.uniform(0.008, 0.03)
+            band = ((yy >= horizon - h) & (yy < horizon)).float()[None]
+            bg = bg * (1 - band) + torch.from_numpy(rng.uniform(0, 1, 3)).float()[:, None, None] * band
+        d = ((xx - cx) / (half * rng.uniform(0.8, 1.3))) ** 2 + ((yy - foot) / rng.uniform(0.015, 0.06)) ** 2
+        shadow = rng.uniform(0.2, 0.6) * torch.exp(-d)
+        return (bg * (1 - shadow[None])).clamp(0, 1)
+
+    def _drawn(self, img: torch.Tensor, a: torch.Tensor, rng: np.random.Generator) -> torch.Tensor:
+        """An illustration's look, with probability ``p_drawn`` each: the object's colours posterised, a dark
+        outline round it and along its strong inner edges (``img`` (B, 3, S, S) sRGB, ``a`` (B, 1, S, S))."""
+        if self.config.p_drawn <= 0:
+            return img
+        for i in range(img.shape[0]):
+            if rng.uniform() >= self.config.p_drawn:
+                continue
+            levels = float(rng.integers(3, 8))
+            obj = a[i]
+            post = (img[i] * levels).round() / levels
+            one = img[i] * (1 - obj) + post * obj
+            width = int(rng.integers(1, 3))
+            k = 2 * width + 1
+            grown = F.max_pool2d(obj[None], k, 1, width)[0]
+            shrunk = -F.max_pool2d(-obj[None], k, 1, width)[0]
+            edge = (grown - shrunk).clamp(0, 1)
+            lum = one.mean(0, keepdim=True)[None]
+            gx = F.pad(lum[..., :, 1:] - lum[..., :, :-1], (0, 1, 0, 0))
+            gy = F.pad(lum[..., 1:, :] - lum[..., :-1, :], (0, 0, 0, 1))
+            inner = ((gx.abs() + gy.abs())[0] > rng.uniform(0.12, 0.3)).float() * obj
+            line = torch.maximum(edge, inner)
+            ink = torch.from_numpy(rng.uniform(0, 0.25, 3)).float()[:, None, None]
+            img[i] = one * (1 - line) + ink * line
+        return img
 
     def _occlude(self, img: torch.Tensor, rng: np.random.Generator) -> torch.Tensor:
         s = self.size
@@ -560,6 +650,8 @@ class ProgramImageTrainConfig(TrainConfig):
     """``ProgramNetConfig`` overrides (categories come from the data)."""
     init_from: str | None = None
     """A saved ProgramNet folder a fresh run starts from (its weights; the schedule starts again)."""
+    photo: dict[str, Any] = field(default_factory=lambda: {"p_room": 0.3, "p_drawn": 0.1})
+    """``PhotoConfig`` overrides of the training augmentation (the benchmark's augmented set keeps the defaults)."""
 
 
 def _labels(data: dict[str, np.ndarray], max_counts: tuple[int, ...]) -> dict[str, torch.Tensor]:
@@ -603,7 +695,7 @@ def train_program_image(data: PathType, out: PathType, config: ProgramImageTrain
     model = ProgramNet(net_cfg)
     labels = _labels(arrays, net_cfg.max_counts)
     n_obj, n_views = arrays["rgb"].shape[:2]
-    augmenter = PhotoAugmenter()
+    augmenter = PhotoAugmenter(PhotoConfig(**cfg.photo))
     if cfg.p_inference > 0:  # "no object found, the whole frame is kept" would be said for thousands of images
         logging.getLogger("seed3d.condition.image").setLevel(logging.ERROR)
     log.info("program-image: %d objects x %d views, %d parameters", n_obj, n_views,

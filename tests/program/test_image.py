@@ -18,6 +18,7 @@ from seed3d.errors import InvalidInputError
 from seed3d.program.image import (
     COUNT_HEADS,
     PhotoAugmenter,
+    PhotoConfig,
     ProgramImageTrainConfig,
     ProgramNet,
     ProgramNetConfig,
@@ -142,6 +143,31 @@ def test_photo_augmenter_is_seeded(built: Path) -> None:
     assert x.shape == (6, 3, 128, 128) and float(x.min()) >= 0.0 and float(x.max()) <= 1.0
     torch.testing.assert_close(x, y)
     assert not torch.equal(x, aug(rgb, alpha, seed=6))
+
+
+def test_room_and_drawn_looks_change_only_what_they_say(built: Path) -> None:
+    """Off by default (the benchmark's augmented set stays the same images); a room puts a floor under the
+    object's foot that differs from the wall above it and a contact shadow; the drawn look outlines the object
+    in dark ink; both are seeded."""
+    data = load_program_data(built, "train")
+    rgb, alpha = data["rgb"][:, 0], data["alpha"][:, 0]
+    assert PhotoConfig().p_room == 0.0 and PhotoConfig().p_drawn == 0.0
+    room = PhotoAugmenter(PhotoConfig(p_plain=0.0, p_room=1.0, p_wild=0.0, p_occlude=0.0, p_blur=0.0,
+                                      p_noise=0.0, p_jpeg=0.0))
+    x = room(rgb, alpha, seed=3)
+    torch.testing.assert_close(x, room(rgb, alpha, seed=3))
+    plain = PhotoAugmenter(PhotoConfig(p_plain=1.0, p_wild=0.0, p_occlude=0.0, p_blur=0.0, p_noise=0.0,
+                                       p_jpeg=0.0))(rgb, alpha, seed=3)
+    assert not torch.allclose(x[:, :, :8], plain[:, :, :8])  # the wall is not the plain white backdrop
+    top, bottom = x[:, :, :6].mean((2, 3)), x[:, :, -6:].mean((2, 3))
+    assert float((top - bottom).abs().sum(1).max()) > 0.05  # a floor below, unlike the wall above
+    drawn = PhotoAugmenter(PhotoConfig(p_plain=1.0, p_drawn=1.0, p_wild=0.0, p_occlude=0.0, p_blur=0.0,
+                                       p_noise=0.0, p_jpeg=0.0))(rgb, alpha, seed=3)
+    changed = (drawn - plain).abs().sum(1) > 0.05
+    dark = drawn.max(1).values < 0.3
+    assert float((changed & dark).float().mean()) > 0.002  # ink lines
+    cfg = ProgramImageTrainConfig()
+    assert cfg.photo["p_room"] > 0 and cfg.photo["p_drawn"] > 0  # training sees both
 
 
 def test_train_a_few_steps_and_resume(built: Path, tmp_path: Path) -> None:
