@@ -67,7 +67,7 @@ def _fit_sizes(category: str, seed: int, given: dict[str, Any], targets: dict[st
                     continue  # a parameter the caller set is not refitted
                 if name in LONG_SIDE_PARAMS and extent[dim] < max(extent["width"], extent["depth"]):
                     continue  # "length" runs along the longer horizontal side only
-                lo, hi = prm.limits or (prm.lo, prm.hi)
+                lo, hi = prm.bounds
                 want = float(values[name]) * target / extent[dim]
                 new = min(max(want, float(lo)), float(hi))  # type: ignore[arg-type]
                 if abs(new - want) > 1e-9 and name not in clamped:

@@ -237,7 +237,6 @@ def count_range(category: str, head: str) -> tuple[int, int] | None:
     """The counts of ``head`` (doors, drawers, lids) ``category`` can be built with, or None when the engine keeps
     its own (no parameter for it)."""
     from seed3d import synth
-    from seed3d.program.image import _range
 
     cat = synth.CATEGORIES[category]
     if head == "lids":
@@ -245,7 +244,7 @@ def count_range(category: str, head: str) -> tuple[int, int] | None:
     prm = cat.params.get(head)
     if prm is None or prm.lo is None:
         return None
-    lo, hi = _range(prm)
+    lo, hi = prm.bounds
     flag = next((f for f in (f"has_{head}", f"has_{head.rstrip('s')}") if f in cat.params), None)
     return (0 if flag else int(lo), int(hi))
 
@@ -299,7 +298,7 @@ def _scaling(category: str, asset: Any, allowed: bool = True) -> _Scaling:
             value = built.get(name)
             if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
                 prm = cat.params[name]
-                lo, hi = prm.limits or (prm.lo, prm.hi)
+                lo, hi = prm.bounds
                 ranges[dim] = (float(lo) / float(value), float(hi) / float(value))  # type: ignore[arg-type]
                 break
     return _Scaling(width and "width" in ranges, depth and "depth" in ranges, tied, ranges)

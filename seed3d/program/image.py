@@ -203,7 +203,7 @@ def predict_views(model: ProgramNet, views: torch.Tensor, flip: bool = FLIP_TTA)
 
 
 def _range(param: Any) -> tuple[int, int]:
-    lo, hi = param.limits or (param.lo, param.hi)
+    lo, hi = param.bounds
     return int(lo), int(hi)
 
 

@@ -630,7 +630,7 @@ def _part_choices(prog: Program, t: _Text, params: dict[str, Any]) -> None:
 
 
 def _in_range(prm: Any, n: int) -> bool:
-    lo, hi = prm.limits or (prm.lo, prm.hi)
+    lo, hi = prm.bounds
     return lo is not None and hi is not None and isinstance(lo, int) and lo <= n <= hi
 
 

@@ -85,6 +85,11 @@ class Param:
         """Whether the value is a ``Finish``."""
         return self.finish_kinds is not None
 
+    @property
+    def bounds(self) -> tuple[Any, Any]:
+        """The range a caller may give: ``limits`` where set, else the range the seed draws from."""
+        return self.limits or (self.lo, self.hi)
+
     def sample(self, rng: np.random.Generator) -> Any:
         """Draw a value (the same generator calls as the builders made before parameters were named)."""
         if self.is_finish:
@@ -107,7 +112,7 @@ class Param:
             return "true|false"
         if self.choices is not None:
             return "|".join(_text(c) for c in dict.fromkeys(self.choices))
-        lo, hi = self.limits or (self.lo, self.hi)
+        lo, hi = self.bounds
         return f"{lo}..{hi}"
 
     def check(self, value: Any, name: str, category: str) -> Any:
@@ -154,7 +159,7 @@ class Param:
             number = float(value) if not isinstance(value, bool) else float("nan")
         except (TypeError, ValueError):
             raise bad() from None
-        lo, hi = self.limits or (self.lo, self.hi)
+        lo, hi = self.bounds
         if not np.isfinite(number) or not (float(lo) <= number <= float(hi)):  # type: ignore[arg-type]
             raise bad()
         if integral:
