@@ -271,19 +271,6 @@ def threshold_table(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def either_table(records: list[dict[str, Any]], base: tuple[float, float] = (0.8, 0.6)) -> list[dict[str, Any]]:
-    """``auto`` taking an image whose program passes ``base`` (confidence, fit IoU) or a second pair with less
-    confidence and a closer fit: share and accuracy per second pair."""
-    rows = []
-    for conf_t in (0.05, 0.1, 0.2, 0.3, 0.4):
-        for iou_t in (0.8, 0.85, 0.9, 0.95):
-            taken = [r for r in records if (r["confidence"] >= base[0] and r["fit_iou"] >= base[1])
-                     or (r["confidence"] >= conf_t and r["fit_iou"] >= iou_t)]
-            rows.append(_taken_row(records, taken, confidence=base[0], fit_iou=base[1], or_confidence=conf_t,
-                                   or_fit_iou=iou_t))
-    return rows
-
-
 def summaries(records: list[dict[str, Any]], cache: dict[Any, tuple[int, int, int]]) -> dict[str, Any]:
     """Every summary of a fit run's records: per set, per weight set, per threshold pair, and the fit IoU that
     the correctly read objects reach (its low percentiles are where ``auto``'s fit threshold comes from)."""
@@ -294,8 +281,7 @@ def summaries(records: list[dict[str, Any]], cache: dict[Any, tuple[int, int, in
             "fit_iou_when_category_right_percentiles": {
                 str(q): round(float(np.percentile(right, q)), 4) for q in (2, 5, 10, 25, 50)} if right else {},
             "weights": weight_table(records, cache),
-            "thresholds": threshold_table(records),
-            "thresholds_either": either_table(records)}
+            "thresholds": threshold_table(records)}
 
 
 def resummarise(path: Path) -> int:

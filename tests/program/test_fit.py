@@ -172,6 +172,7 @@ def test_auto_takes_an_image_program_only_when_it_fits(renderer: Any, monkeypatc
     assert render["iou"] >= pipeline.IMAGE_PROGRAM_MIN_FIT_IOU and render["candidates"]
     # the same image when no fit is good enough: the learned path, saying why
     monkeypatch.setattr(pipeline, "IMAGE_PROGRAM_MIN_FIT_IOU", 1.01)
+    monkeypatch.setattr(pipeline, "IMAGE_PROGRAM_CLOSE_FIT_IOU", 1.01)
     program, why = pipe.choose_program(image, None, PipelineOptions(seed=1))
     assert program is None and "fit is poor" in why
     program, why = pipe.choose_program(image, None, PipelineOptions(seed=1, generator="program"))
@@ -194,3 +195,26 @@ def test_one_finish_in_light_and_in_shade_is_one_finish() -> None:
     assert _same_hue(np.array([0xBE, 0x1E, 0x1C]) / 255, np.array([0x78, 0x12, 0x10]) / 255)
     assert not _same_hue(np.array([0.72, 0.53, 0.34]), np.array([0.42, 0.27, 0.17]))
     assert not _same_hue(np.array([0.72, 0.12, 0.10]), np.array([0.16, 0.30, 0.62]))
+
+
+def test_auto_takes_a_confident_fit_or_a_close_one() -> None:
+    """``image_program_accepted``: confidence with a fair fit, or less confidence with a close fit; an unmasked
+    image needs near certainty; freeform and an unfitted masked image never pass."""
+    from seed3d import pipeline
+    from seed3d.program.text import Program
+
+    def prog(conf: float, iou: float | None, masked: bool = True, category: str = "cabinet") -> Program:
+        return Program(category, {}, conf, source="image", how="image", masked=masked,
+                       fit=None if iou is None else {"iou": iou})
+
+    base_c, base_i = pipeline.IMAGE_PROGRAM_MIN_CONFIDENCE, pipeline.IMAGE_PROGRAM_MIN_FIT_IOU
+    close_c, close_i = pipeline.IMAGE_PROGRAM_CLOSE_FIT_MIN_CONFIDENCE, pipeline.IMAGE_PROGRAM_CLOSE_FIT_IOU
+    assert close_c < base_c and close_i > base_i
+    accepted = pipeline.image_program_accepted
+    assert accepted(prog(base_c, base_i))
+    assert not accepted(prog(base_c, base_i - 0.01))
+    assert accepted(prog(close_c, close_i)) and not accepted(prog(close_c - 0.01, 0.99))
+    assert not accepted(prog((close_c + base_c) / 2, (close_i + base_i) / 2))
+    assert not accepted(prog(0.99, 0.99, category="freeform")) and not accepted(prog(0.99, None))
+    assert not accepted(prog(0.9, None, masked=False))
+    assert accepted(prog(pipeline.UNMASKED_IMAGE_PROGRAM_MIN_CONFIDENCE, None, masked=False))
