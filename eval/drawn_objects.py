@@ -716,13 +716,16 @@ PICTURES: list[tuple[str, Callable[[int], Image.Image], str, tuple[int, int, int
 ]
 
 
+def _draw_set(pictures: Sequence[tuple[Any, ...]], size: int) -> list[dict[str, Any]]:
+    """``pictures`` ((name, draw function, category, (doors, drawers, lids), note) rows) drawn at ``size``."""
+    return [{"name": name, "image": fn(size), "category": category,
+             "counts": {"doors": doors, "drawers": drawers, "lids": lids}, "note": note}
+            for name, fn, category, (doors, drawers, lids), note in pictures]
+
+
 def draw_all(size: int = 384) -> list[dict[str, Any]]:
     """The ten pictures at ``size`` × ``size``, each {"name", "image" (PIL RGB), "category", "counts", "note"}."""
-    out = []
-    for name, fn, category, (doors, drawers, lids), note in PICTURES:
-        out.append({"name": name, "image": fn(size), "category": category,
-                    "counts": {"doors": doors, "drawers": drawers, "lids": lids}, "note": note})
-    return out
+    return _draw_set(PICTURES, size)
 
 
 # ======================================================================================= the validation set
@@ -1841,11 +1844,7 @@ VALIDATION: list[tuple[str, Callable[[int], Image.Image], str, tuple[int, int, i
 
 def draw_validation(size: int = 384) -> list[dict[str, Any]]:
     """The fourteen validation pictures at ``size`` × ``size``, in the format of ``draw_all``."""
-    out = []
-    for name, fn, category, (doors, drawers, lids), note in VALIDATION:
-        out.append({"name": name, "image": fn(size), "category": category,
-                    "counts": {"doors": doors, "drawers": drawers, "lids": lids}, "note": note})
-    return out
+    return _draw_set(VALIDATION, size)
 
 
 if __name__ == "__main__":
