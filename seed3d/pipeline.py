@@ -462,8 +462,7 @@ class Seed3DPipeline:
         (``seed3d.program.image``), fitted to a masked image by render-and-compare (``seed3d.program.fit``); its
         counts fill what a text of the same category did not state. ``auto`` takes a text's program at
         ``PROGRAM_MIN_CONFIDENCE``; an image-only one by ``image_program_accepted`` (confidence and
-        render-and-compare fit IoU);
-        ``program`` takes either whatever its confidence and fit.
+        render-and-compare fit IoU); ``program`` takes either whatever its confidence and fit.
         """
         if opts.generator == "learned":
             return None, "asked for the learned path"
