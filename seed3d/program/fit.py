@@ -16,8 +16,7 @@ drawing (part boundaries and creases), and colour agreement the share of the inp
 candidate's parts explain (each part one colour). Unknowns: camera azimuth, elevation and focal length (perspective)
 and the object's horizontal proportions (width and depth scale relative to the height, where the category's size
 parameters can realise them: ``build_program``'s size fit builds them). Search: a coarse camera grid per category,
-then Nelder–Mead (scipy) on every candidate for a few evaluations, then longer on the best ``refine_top``, each
-also from its quarter-turned view (azimuth ∓ 90°, width and depth swapped: a box's near twin in silhouette); a
+then Nelder–Mead (scipy) on every candidate for a few evaluations, then longer on the best ``refine_top``; a
 candidate's total adds ``prior_weight`` × log(network probability), so the silhouette overturns the network's
 choice only by a clear margin.
 Budget: ``max_evaluations`` renders (the deterministic limit: the same inputs and seed give the same fit) and
@@ -546,27 +545,6 @@ def _nelder_mead(search: _Search, track: _Track, evaluations: int) -> None:
                  options={"maxfev": evaluations, "initial_simplex": simplex, "xatol": 0.05, "fatol": 1e-4})
 
 
-def _turned(view: ViewState) -> ViewState:
-    """The same box turned a quarter about the vertical, seen from the other side of its front: azimuth ∓ 90°,
-    width and depth scales swapped. Its silhouette is nearly the same (a cooker seen 20° from the left and one
-    seen 70° from the right), so the silhouette alone cannot tell them apart; edges and colours can."""
-    az = view.azimuth - 90.0 if view.azimuth > 0 else view.azimuth + 90.0
-    return ViewState(az, view.elevation, view.focal_mm, view.scale_depth, view.scale_width)
-
-
-def _refine(search: _Search, track: _Track, cfg: FitConfig) -> None:
-    """Nelder–Mead from ``track``'s view, then (half as long) from its quarter-turned view (``_turned``); the
-    better view is kept."""
-    _nelder_mead(search, track, cfg.refine_evaluations)
-    if search.stopped != "done":
-        return
-    best, view = track.best, track.view
-    track.view = _turned(view)
-    _nelder_mead(search, track, cfg.refine_evaluations // 2)
-    if track.best[0] <= best[0]:
-        track.best, track.view = best, view
-
-
 def _coarse(search: _Search, track: _Track, cfg: FitConfig) -> None:
     """Try every coarse camera on ``track`` (its best kept)."""
     for el in cfg.elevations:
@@ -632,7 +610,7 @@ def fit_program(pre: Any, prediction: Any, seed: int = 0, config: FitConfig | No
             for j, track in enumerate(sorted(scored, key=lambda t: -t.total(cfg))[:cfg.refine_top]):
                 if progress:
                     progress(0.6 + 0.4 * j / cfg.refine_top, f"refining {track.candidate.category}")
-                _refine(search, track, cfg)
+                _nelder_mead(search, track, cfg.refine_evaluations)
                 if search.stopped != "done":
                     break
         best = max(scored, key=lambda t: t.total(cfg))
@@ -669,7 +647,7 @@ def _style_params(track: _Track) -> dict[str, Any]:
 def fit_view(pre: Any, asset: Any, config: FitConfig | None = None, renderer: Any = None, scale: bool = False,
              category: str | None = None) -> tuple[ViewState, tuple[float, float, float, float], int]:
     """The best view of one ``asset`` against the masked image ``pre``: the coarse camera grid, then Nelder–Mead on
-    the camera (and the horizontal scales ``category`` allows, with ``scale``) as ``_refine`` runs it.
+    the camera (and the horizontal scales ``category`` allows, with ``scale``) for ``refine_evaluations``.
     Returns (view, (score, IoU, edge, colour), renders)."""
     cfg = config or FitConfig()
     search = _Search(_input_features(pre), cfg, time.perf_counter() + cfg.budget_s)
@@ -685,7 +663,7 @@ def fit_view(pre: Any, asset: Any, config: FitConfig | None = None, renderer: An
                        axes, ViewState(0.0, 20.0, cfg.focal_mm))
         with contextlib.suppress(_OutOfBudget):
             _coarse(search, track, cfg)
-        _refine(search, track, cfg)
+        _nelder_mead(search, track, cfg.refine_evaluations)
     finally:
         if own:
             renderer.close()

@@ -4,7 +4,6 @@ finishes read part by part."""
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -16,7 +15,6 @@ from seed3d.errors import InvalidInputError
 from seed3d.program.fit import (
     FitConfig,
     ViewState,
-    _turned,
     candidate_programs,
     count_range,
     fit_program,
@@ -112,20 +110,6 @@ def test_a_wrong_aspect_scores_lower_and_the_fit_finds_the_view(renderer: Any) -
     # starting off (scale 1 at the grid's cameras), the search lands near the truth
     _, best, renders = fit_view(pre, truth, SMALL, renderer)
     assert best[1] > 0.93 and renders <= SMALL.max_evaluations
-
-
-def test_the_refinement_also_tries_the_quarter_turned_box(renderer: Any) -> None:
-    """A box seen 25° from the left and the same box turned a quarter, seen 65° from the right, have nearly one
-    silhouette; a search that starts on the wrong side (the only coarse camera at +65°) ends on the right one,
-    because the refinement also starts from the quarter-turned view (azimuth ∓ 90°, width and depth swapped)."""
-    turned = _turned(ViewState(65.0, 30.0, 50.0, scale_width=0.8, scale_depth=1.1))
-    assert (turned.azimuth, turned.scale_width, turned.scale_depth) == (-25.0, 1.1, 0.8)
-    assert _turned(turned).azimuth == 65.0
-    oven = synth.generate("oven", 0)
-    pre = _image(oven, renderer, azimuth=-25.0, elevation=30.0)
-    wrong_side = replace(SMALL, azimuths=(65.0,), elevations=(30.0,))
-    view, best, _ = fit_view(pre, oven, wrong_side, renderer, scale=True, category="oven")
-    assert view.azimuth < 0 and best[1] > 0.9
 
 
 def test_budget_is_a_number_of_renders_and_the_fit_repeats(renderer: Any) -> None:
