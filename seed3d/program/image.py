@@ -457,7 +457,6 @@ class PhotoAugmenter:
             out[i] = bg
         return out
 
-
     def _pattern(self, kind: int, c0: torch.Tensor, c1: torch.Tensor, rng: np.random.Generator, yy: torch.Tensor,
                  xx: torch.Tensor) -> torch.Tensor:
         """Background ``kind`` 0..4 (uniform, gradient, smooth noise, stripes or checks, fine texture): (3, S, S)."""
@@ -479,7 +478,7 @@ class PhotoAugmenter:
             pattern = (u1.floor() % 2) if rng.uniform() < 0.5 else \
                 ((u1.floor() + ((-math.sin(ang) * xx + math.cos(ang) * yy) * s / period).floor()) % 2)
             bg = c0[:, None, None] + pattern[None] * (c1 - c0)[:, None, None]
-        elif kind == 4:  # fine noise texture (concrete, carpet)
+        else:  # 4: fine noise texture (concrete, carpet)
             fine = torch.from_numpy(rng.uniform(-0.15, 0.15, (1, 1, s // 2, s // 2))).float()
             fine = F.interpolate(fine, size=(s, s), mode="bilinear", align_corners=False)[0]
             bg = (c0[:, None, None] + fine).clamp(0, 1)

@@ -617,16 +617,16 @@ def _part_choices(prog: Program, t: _Text, params: dict[str, Any]) -> None:
 
     cat = CATEGORIES[prog.category]  # type: ignore[index]
     for part, pattern in _PART_CHOICE_WORDS.items():
-        for m in re.finditer(r"\b(?:" + pattern + r")\b", t.text):
-            name = _part_choice(cat, part, params)
-            if name is None:
-                break
-            neg = re.search(r"\b(?:without|no|not)\s+(?:[a-z]+\s+){0,2}$", t.text[:m.start()])
-            # "without legs": the parameter's first other choice that builds something ("plinth", "pedestal")
-            value = next((c for c in cat.params[name].choices if c not in (part, "none")), None) if neg else part
-            if value is not None and _set(prog, params, name, value, t.text[neg.start() if neg else m.start():m.end()]):
-                t.claim(neg.start() if neg else m.start(), m.end())
-            break
+        m = re.search(r"\b(?:" + pattern + r")\b", t.text)  # the first mention decides
+        name = _part_choice(cat, part, params) if m is not None else None
+        if m is None or name is None:
+            continue
+        neg = re.search(r"\b(?:without|no|not)\s+(?:[a-z]+\s+){0,2}$", t.text[:m.start()])
+        # "without legs": the parameter's first other choice that builds something ("plinth", "pedestal")
+        value = next((c for c in cat.params[name].choices if c not in (part, "none")), None) if neg else part
+        start = neg.start() if neg else m.start()
+        if value is not None and _set(prog, params, name, value, t.text[start:m.end()]):
+            t.claim(start, m.end())
 
 
 def _in_range(prm: Any, n: int) -> bool:
