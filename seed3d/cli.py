@@ -87,7 +87,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     """Validate an asset folder, URDF, MJCF or USD file; exit 1 when a check fails."""
     from seed3d.physics.validate import ValidationConfig, validate_path
 
-    report = validate_path(args.path, ValidationConfig(robot=True) if args.robot else None)
+    report = validate_path(args.path, ValidationConfig(robot=True if args.robot else None, mount=args.mount))
     doc = report.to_dict()
     if args.report:
         from seed3d.asset import atomic_file
@@ -519,6 +519,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="validate as a robot: joints held by their motors at rest, a link and its parent not compared "
                         "for overlap, self-collision within the joint limits a warning (default: a robot when the "
                         "file declares actuated joints, <transmission> or <actuator>)")
+    p.add_argument("--mount", choices=("floor", "wall"),
+                   help="how the object is held at rest: dropped on the floor, or its root fixed as on a wall "
+                        "(default: what the folder's asset.json says, else the floor)")
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("synth", help=cmd_synth.__doc__, description=cmd_synth.__doc__)

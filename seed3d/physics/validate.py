@@ -30,7 +30,8 @@ Checks, named ``{format}.{check}``:
 - ``rest_pybullet`` / ``rest_mujoco``: dropped ``drop_height`` above a ground plane with joint friction
   emulated (PyBullet ignores URDF friction: a zero-velocity motor with force = friction; it also disables
   PyBullet's default joint motors), after ``rest_seconds`` every link's centre of mass is within
-  ``max_rest_displacement`` of where it would rest, moves slower than the speed limits, no limited joint has
+  ``max_rest_displacement`` of where it would rest, moves slower than the speed limits (mean speeds over the
+  last ``rest_window``: a part on its joint stop is kicked off it for a step now and then), no limited joint has
   drifted (continuous joints, wheels and knobs, may turn) and nothing sank through the ground. A URDF root
   without mass (or ROS's ``world`` link) stays static, as PyBullet makes it; an MJCF body without a free
   joint is fixed to the world as the file says.
@@ -122,6 +123,10 @@ _CLEARANCE_REACH = 0.01
 _BULLET_MARGIN = 0.001
 
 
+#: How an object is held in the rest checks (``ValidationConfig.mount``).
+MOUNTS: tuple[str, ...] = ("floor", "wall")
+
+
 @dataclass
 class ValidationConfig:
     """Thresholds and run lengths of :func:`validate_path` (the defaults keep the demo cabinet to seconds)."""
@@ -136,9 +141,14 @@ class ValidationConfig:
     settling onto uneven hull bottoms tilts tall objects a few mm; sliding, toppling or a door swinging
     open moves links further."""
     max_rest_speed: float = 0.01
-    """Largest linear speed (m/s) of any link's centre of mass at the end of the rest."""
+    """Largest linear speed (m/s) of any link's centre of mass at the end of the rest (its mean over the last
+    ``rest_window`` seconds)."""
     max_rest_spin: float = 0.1
-    """Largest angular speed (rad/s) of any link at the end of the rest."""
+    """Largest angular speed (rad/s) of any link at the end of the rest (its mean over the last ``rest_window``)."""
+    rest_window: float = 0.1
+    """Seconds at the end of the rest over which the speeds are averaged: a part resting on its joint stop is
+    kicked off it for a step now and then (a closed laptop's screen at 24 mm/s for one PyBullet step, 1 mm/s
+    on average), which a single step's speed reads as still moving."""
     max_joint_drift_rad: float = 0.05
     """Largest change (rad) of a revolute joint during the rest (a door must not swing by itself)."""
     max_joint_drift_m: float = 0.01
@@ -174,6 +184,10 @@ class ValidationConfig:
     """PyBullet step (s)."""
     gravity: float = 9.81
     """Gravity (m/s²) along -Z."""
+    mount: str | None = None
+    """How the object is held in the rest checks: ``"floor"`` (dropped free on the ground), ``"wall"`` (its root
+    fixed to the world, as a wall clock or a light switch is screwed to its wall; only its parts may move), or
+    None: an asset folder's ``asset.json`` says (metadata ``mount``), else the floor."""
     robot: bool | None = None
     """Validate as a robot (True), as an object (False), or a robot when the file declares actuated joints (None:
     a URDF ``<transmission>``, an MJCF ``<actuator>``). A robot's joints are held by their motors in the rest
@@ -1347,17 +1361,43 @@ def _bullet_load_check(path: Path) -> _Result:
                    f"{mass:.4g} kg{where}", numbers, value=True)
 
 
-def _rest_verdict(engine: str, names: list[str], moved: FloatArray, lin: FloatArray, ang: FloatArray,
+class _SpeedWindow:
+    """Mean linear and angular speed of each link over the last steps of a rest run."""
+
+    def __init__(self, steps: int, dt: float, config: ValidationConfig) -> None:
+        self.first = steps - max(1, min(steps, round(config.rest_window / dt)))
+        self.speed: FloatArray | None = None
+        self.spin: FloatArray | None = None
+        self.count = 0
+
+    def add(self, step: int, velocities: Callable[[], tuple[FloatArray, FloatArray]]) -> None:
+        """Add step ``step``'s velocities (``velocities()``: linear and angular, per link) when it is in the window."""
+        if step < self.first:
+            return
+        v, w = velocities()
+        speed, spin = np.linalg.norm(v, axis=1), np.linalg.norm(w, axis=1)
+        self.speed = speed if self.speed is None else self.speed + speed
+        self.spin = spin if self.spin is None else self.spin + spin
+        self.count += 1
+
+    def means(self) -> tuple[FloatArray, FloatArray]:
+        """Per-link mean speed (m/s) and spin (rad/s) over the window."""
+        assert self.speed is not None and self.spin is not None, "the window saw no step"
+        return self.speed / self.count, self.spin / self.count
+
+
+def _rest_verdict(engine: str, names: list[str], moved: FloatArray, speed: FloatArray, spin: FloatArray,
                   drift: list[tuple[str, float, bool]], sank: float, config: ValidationConfig,
                   free_spin: list[bool] | None = None) -> _Result:
     """Judge a rest run: link displacement, speeds, joint drift and how far the asset sank into the ground.
 
-    Links flagged in ``free_spin`` (children of continuous joints: wheels, knobs) may keep turning; their
-    centre of mass must still be at rest.
+    ``speed`` and ``spin``: each link's mean linear (m/s) and angular (rad/s) speed over the last
+    ``rest_window``. Links flagged in ``free_spin`` (children of continuous joints: wheels, knobs) may keep
+    turning; their centre of mass must still be at rest.
     """
     dist = np.linalg.norm(moved, axis=1)
-    speed = np.linalg.norm(lin, axis=1)
-    spin = np.linalg.norm(ang, axis=1)
+    speed = np.asarray(speed, np.float64)
+    spin = np.asarray(spin, np.float64)
     if free_spin is not None:
         spin = np.where(np.asarray(free_spin, bool), 0.0, spin)
     problems = []
@@ -1373,7 +1413,7 @@ def _rest_verdict(engine: str, names: list[str], moved: FloatArray, lin: FloatAr
                         f"(> {1000 * config.max_rest_displacement:.3g} mm)")
     if speed[i_v] > config.max_rest_speed:
         problems.append(f"link {names[i_v]!r} still moves at {1000 * speed[i_v]:.3g} mm/s "
-                        f"(> {1000 * config.max_rest_speed:.3g} mm/s)")
+                        f"(> {1000 * config.max_rest_speed:.3g} mm/s, mean over the last {config.rest_window:g} s)")
     if spin[i_w] > config.max_rest_spin:
         problems.append(f"link {names[i_w]!r} still turns at {spin[i_w]:.3g} rad/s (> {config.max_rest_spin:.3g})")
     worst_drift = {"rad": 0.0, "m": 0.0}
@@ -1407,8 +1447,9 @@ def _bullet_rest_check(path: Path, config: ValidationConfig) -> _Result:
         c.setGravity(0, 0, -config.gravity)
         c.setTimeStep(dt)
         plane = c.createMultiBody(baseMass=0, baseCollisionShapeIndex=c.createCollisionShape(c.GEOM_PLANE))
-        b = _bullet_load(c, path, fixed=False)
-        static = c.getDynamicsInfo(b.id, -1)[0] <= 0  # a massless base is static in PyBullet
+        wall = config.mount == "wall"
+        b = _bullet_load(c, path, fixed=wall)
+        static = wall or c.getDynamicsInfo(b.id, -1)[0] <= 0  # a massless base is static in PyBullet
         gap = _bullet_ground_gap(c, b, plane)
         if not math.isfinite(gap):
             raise AssetFormatError(f"{path}: no link has a collision shape, so nothing can rest on the ground")
@@ -1423,20 +1464,25 @@ def _bullet_rest_check(path: Path, config: ValidationConfig) -> _Result:
         movable = b.movable(c)
         q0 = [c.getJointState(b.id, j)[0] for j in movable]
         steps = max(1, round(config.rest_seconds / dt))
+        window = _SpeedWindow(steps, dt, config)
         lowest = math.inf
         for k in range(steps):
             c.stepSimulation()
+            window.add(k, lambda: _bullet_coms(c, b)[1:])
             if k % 10 == 0 or k == steps - 1:
                 lowest = min(lowest, _bullet_ground_gap(c, b, plane))
-        end, lin, ang = _bullet_coms(c, b)
+        end = _bullet_coms(c, b)[0]
+        speed, spin = window.means()
         drift = [(b.info[j][1].decode(), c.getJointState(b.id, j)[0] - q, b.info[j][2] == c.JOINT_REVOLUTE)
                  for j, q in zip(movable, q0, strict=True)
                  if b.info[j][8] <= b.info[j][9]]  # continuous joints (lower > upper) may turn freely
         free_spin = [link >= 0 and b.info[link][2] == c.JOINT_REVOLUTE and b.info[link][8] > b.info[link][9]
                      for link in b.links]
-        result = _rest_verdict("PyBullet", [b.names[i] for i in b.links], end - expected, lin, ang, drift,
+        result = _rest_verdict("PyBullet", [b.names[i] for i in b.links], end - expected, speed, spin, drift,
                                -lowest, config, free_spin)
-        if static:
+        if wall:
+            result.message += " (wall-mounted: its root is fixed to the world)"
+        elif static:
             result.message += " (massless base: static in PyBullet)"
         if config.robot and movable:
             result.message += " (robot: joints held at rest by position motors at the file's effort)"
@@ -1835,7 +1881,11 @@ def _mj_rest(spec: Any, path: Path, config: ValidationConfig, free_root: str | N
     servos at each joint's force limit, as its controller would hold it.
     """
     mujoco = _import_mujoco()
-    if free_root is not None:
+    if config.mount == "wall":  # screwed to its wall: no free joint, the root is fixed to the world
+        for joint in list(spec.joints):
+            if joint.type == mujoco.mjtJoint.mjJNT_FREE:
+                spec.delete(joint)
+    elif free_root is not None:
         spec.body(free_root).add_freejoint()
     floor_el = spec.worldbody.add_geom(name="seed3d_validate_floor", type=mujoco.mjtGeom.mjGEOM_PLANE,
                                        size=[0.0, 0.0, 1.0], contype=0x7FFFFFFF, conaffinity=0x7FFFFFFF)
@@ -1883,26 +1933,35 @@ def _mj_rest(spec: Any, path: Path, config: ValidationConfig, free_root: str | N
     steps = max(1, min(200_000, round(config.rest_seconds / m.opt.timestep)))
     every = max(1, round(0.04 / m.opt.timestep))
     lowest = math.inf
+    window = _SpeedWindow(steps, float(m.opt.timestep), config)
+
+    def velocities() -> tuple[FloatArray, FloatArray]:
+        lin, ang = np.zeros((len(bodies), 3)), np.zeros((len(bodies), 3))
+        vel = np.zeros(6)
+        for i, b in enumerate(bodies):
+            mujoco.mj_objectVelocity(m, d, mujoco.mjtObj.mjOBJ_BODY, b, vel, 0)
+            ang[i], lin[i] = vel[:3], vel[3:]
+        return lin, ang
+
     for k in range(steps):
         if servos:
             _mj_hold(m, d, servos)
         else:
             mujoco.mj_step(m, d)
+        window.add(k, velocities)
         if k % every == 0 or k == steps - 1:
             lowest = min(lowest, _mj_floor_gap(m, d, floor, geoms))
-    lin, ang = np.zeros((len(bodies), 3)), np.zeros((len(bodies), 3))
-    vel = np.zeros(6)
-    for i, b in enumerate(bodies):
-        mujoco.mj_objectVelocity(m, d, mujoco.mjtObj.mjOBJ_BODY, b, vel, 0)
-        ang[i], lin[i] = vel[:3], vel[3:]
+    speed, spin = window.means()
     drift = [(m.joint(j).name or f"joint {j}", float(d.qpos[m.jnt_qposadr[j]]) - q,
               _mj_jtype(m, j) == "hinge") for j, q in zip(hinge_slide, q0, strict=True)
              if m.jnt_limited[j]]  # unlimited (continuous) joints, wheels and knobs, may turn freely
     free_spin = [any(_mj_jtype(m, j) == "hinge" and not m.jnt_limited[j]
                      for j in range(m.body_jntadr[b], m.body_jntadr[b] + m.body_jntnum[b])) for b in bodies]
     result = _rest_verdict("MuJoCo", [m.body(b).name or f"body {b}" for b in bodies], d.xipos[bodies] - expected,
-                           lin, ang, drift, -lowest, config, free_spin)
-    if not free:
+                           speed, spin, drift, -lowest, config, free_spin)
+    if config.mount == "wall":
+        result.message += " (wall-mounted: its root is fixed to the world)"
+    elif not free:
         result.message += " (no free joint: the model is fixed to the world)"
     if servos:
         result.message += " (robot: joints held at rest by gravity-compensated servos at their force limits)"
@@ -2755,6 +2814,15 @@ def _folder_suite(run: _Runner, root: Path, report: ValidationReport) -> None:
         expect = _Expect({p.name for p in asset.parts}, {p.name for p in asset.parts if p.watertight},
                          _asset_kinematics(asset))
         _functional(report, "asset.json", lambda: functional.check_asset(asset))
+        mount = asset.metadata.get("mount")
+        if run.config.mount is None and mount is not None:
+            if mount not in MOUNTS:
+                run.fail("asset.mount", root / "asset.json", f"metadata mount {mount!r} is not one of {MOUNTS}")
+            else:
+                run.config = replace(run.config, mount=mount)
+                if mount == "wall":
+                    report.notes.append("asset.json says the object is wall-mounted: the rest checks fix its root "
+                                        "to the world, as its wall holds it (--mount floor drops it on the ground)")
     name = None if asset is None else asset.name
     for fmt in FOLDER_FORMATS:
         path = _find_export(root, fmt, name)
@@ -2848,6 +2916,8 @@ def validate_path(path: PathType, config: ValidationConfig | None = None,
     if path.is_dir() and (path / "scene.json").is_file() and not (path / "asset.json").is_file():
         return validate_scene(path, config)
     try:
+        if config.mount not in (None, *MOUNTS):
+            raise AssetFormatError(f"mount {config.mount!r} is not one of {', '.join(MOUNTS)}")
         kind = _kind_of(path)
     except AssetFormatError as exc:
         report = ValidationReport(str(path), "unknown")

@@ -228,6 +228,9 @@ class Category:
     extent_max: tuple[float, float, float]
     builder: Callable[[AssetBuilder], None] = field(repr=False, compare=False)
     nouns: tuple[str, ...] = ()
+    mount: str = "floor"
+    """Where the object is used: ``"floor"`` (it stands on the ground, a table or a shelf) or ``"wall"`` (screwed
+    to a wall: a clock, a light switch, a window; the validator holds its root fixed, scenes hang it)."""
 
     def summary(self) -> str:
         """One line: name, description and parameters with their ranges."""
@@ -412,7 +415,7 @@ class AssetBuilder:
         text = describe(attrs, rng_for(self.category.name, self.seed, "text"), self.category.nouns)
         metadata = {
             "source": "seed3d.synth", "synth_version": SYNTH_VERSION, "category": self.category.name,
-            "seed": self.seed, "description": text, "attributes": attrs,
+            "seed": self.seed, "description": text, "attributes": attrs, "mount": self.category.mount,
             "params": {k: _param_json(self.values[k]) for k in self.category.params if k in self.values},
             "params_given": sorted(self.given),
         }

@@ -11,7 +11,7 @@ from seed3d.synth.carcass import CARCASS_DOOR_PARAMS, CarcassStyle, Cell, Row, b
 from seed3d.synth.collision import wheel_hull
 from seed3d.synth.core import AssetBuilder, Category, Param, choice, either, finish_param, flag, frange, irange
 from seed3d.synth.fixtures import handle, leg
-from seed3d.synth.materials import Finish
+from seed3d.synth.materials import METAL_KINDS, Finish
 from seed3d.synth.primitives import box, cylinder, cylinder_between, difference, rounded_box, torus, union
 
 WOODS = ("wood", "painted_wood")
@@ -383,7 +383,11 @@ def _office_chair(b: AssetBuilder) -> None:
     column_top = sh - 0.08
     column = cylinder(0.028, column_top - hub_z + 0.02, 24, at=(0, 0, hub_z - 0.02))
     base = union(*arms, column, cylinder(0.05, 0.05, 24, at=(0, 0, hub_z - 0.025)))
-    root = b.add("base", base, "base", base_fin)
+    # an office chair weighs 12-20 kg: its star base and arms are hollow tubes and mouldings, its seat and back
+    # moulded shells (solid, the chair weighed 60 kg on 40 g castors, and PyBullet let it creep at rest)
+    hollow = "sheet_metal" if base_fin.kind in METAL_KINDS else None
+    shell = "upholstery" if padded else "moulded_shell"
+    root = b.add("base", base, "base", base_fin, physical=hollow)
     for k in range(n):
         ang = 2 * np.pi * k / n
         d = np.array([np.cos(ang), np.sin(ang), 0.0])
@@ -398,18 +402,17 @@ def _office_chair(b: AssetBuilder) -> None:
     z0 = column_top + g
     seat = rounded_box([-sd / 2, -sw / 2, z0], [sd / 2, sw / 2, z0 + 0.08], 0.025, 3)
     swivel = b.add("seat", seat, "seat", seat_fin, root, "swivel", origin=[0, 0, z0], axis=[0, 0, 1],
-                   physical="upholstery" if padded else None)
+                   physical=shell)
     bh = p["back_height"]
     back = rounded_box([-sd / 2 - 0.01, -sw / 2 + 0.02, z0 + 0.1], [-sd / 2 + 0.05, sw / 2 - 0.02, z0 + 0.1 + bh],
                        0.02, 3)
     spine = box([-sd / 2, -0.03, z0 + 0.08], [-sd / 2 + 0.03, 0.03, z0 + 0.12])
-    b.add("back", union(back, spine), "back", seat_fin, swivel, origin=[-sd / 2, 0, z0 + 0.1],
-          physical="upholstery" if padded else None)
+    b.add("back", union(back, spine), "back", seat_fin, swivel, origin=[-sd / 2, 0, z0 + 0.1], physical=shell)
     for side, s in (("left", -1), ("right", 1)):
         y = s * (sw / 2 - 0.02)
         arm = union(box([-0.03, y - 0.015, z0 + 0.08], [0.0, y + 0.015, z0 + 0.27]),
                     box([-sd / 2 + 0.08, y - 0.03, z0 + 0.27], [sd / 2 - 0.06, y + 0.03, z0 + 0.3]))
-        b.add(f"arm_{side}", arm, "arm", base_fin, swivel, origin=[0, y, z0 + 0.08])
+        b.add(f"arm_{side}", arm, "arm", base_fin, swivel, origin=[0, y, z0 + 0.08], physical=hollow)
     b.attributes.update({"kind": "office", "materials": {"base": base_fin, "seat": seat_fin},
                          "wheels": n, "arms": True, "swivel": True, "seat_height": z0 + 0.08})
 

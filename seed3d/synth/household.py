@@ -854,7 +854,7 @@ def build_camera(b: AssetBuilder) -> None:
     grip_fin = finish("rubber", "black")
     xf = Dc / 2
     body = rounded_box([-Dc / 2, -W / 2, 0], [xf, W / 2, Hc], 0.008, 3)
-    grip = rounded_box([xf - 0.01, W / 2 - 0.032, 0.004], [xf + 0.016, W / 2 - 0.004, Hc - 0.012], 0.008, 3)
+    grip = rounded_box([xf - 0.01, W / 2 - 0.032, 0.0], [xf + 0.016, W / 2 - 0.004, Hc - 0.012], 0.008, 3)
     hump = rounded_box([-Dc / 2 + 0.004, -0.022, Hc - 0.01], [xf - 0.012, 0.022, Hc + 0.016], 0.006, 2)
     yb, yd = W / 2 - 0.02, -(W / 2 - 0.022)  # shutter on the grip side, mode dial on the other
     pocket, _ = _top_button(xf - 0.018, yb, Hc + 0.0, (0.01, 0.01))
@@ -881,7 +881,7 @@ def build_camera(b: AssetBuilder) -> None:
     lens_pieces = [reduced_hull(cylinder(Rl + 0.002, 0.006, 64, at=(0, 0, -0.001))),
                    reduced_hull(cylinder(r_in, L, 64, at=(0, 0, 0.004))),
                    *annulus_sectors(r_in - 0.001, Rl, L - 0.005, L + 0.004, 64, 16)]
-    lens = b.add("lens", barrel.transformed(to_x), "other", lfin, root, origin=[xf, yl, zl], physical="aluminium",
+    lens = b.add("lens", barrel.transformed(to_x), "other", lfin, root, origin=[xf, yl, zl], physical="camera_lens",
                  collision=[c.transformed(to_x) for c in lens_pieces])
     b.add("lens_glass", glass.transformed(to_x), "panel", finish("glass", "smoked"), lens,
           origin=[xf + L + 0.0045, yl, zl])
@@ -1213,7 +1213,7 @@ CATEGORIES: tuple[Category, ...] = (
               "time_minutes": irange(0, 59, "minute the hands show at rest", draw="inline"),
               "second_finish": finish_param(("plastic", "painted_metal"), ("red", "black", "orange"),
                                             doc="second hand")},
-             (0.035, 0.24, 0.24), (0.05, 0.4, 0.4), build_clock, ("clock", "wall clock")),
+             (0.035, 0.24, 0.24), (0.05, 0.4, 0.4), build_clock, ("clock", "wall clock"), mount="wall"),
     Category("fan", "desk fan: round foot and post, oscillating motor head, pitched blades spinning in a wire guard",
              {"blade_radius": frange(0.1, 0.15, "blade tip radius, m"),
               "blades": choice(3, 4, 5, doc="number of blades"),
@@ -1319,7 +1319,8 @@ CATEGORIES: tuple[Category, ...] = (
               "handle_finish": finish_param(("chrome", "brushed_metal", "plastic"), ("chrome", "stainless steel",
                                                                                     "white", "black", "brass"),
                                             doc="casement handles")},
-             (0.12, 0.6, 0.6), (0.2, 1.45, 1.4), build_window, ("window", "casement window", "sliding window")),
+             (0.12, 0.6, 0.6), (0.2, 1.45, 1.4), build_window, ("window", "casement window", "sliding window"),
+             mount="wall"),
     Category("cart", "utility cart: lipped shelves on four posts, push handle, four castors (two or four swivel)",
              {"length": frange(0.6, 0.9, "m"), "width": frange(0.4, 0.55, "m"), "height": frange(0.8, 1.0,
                                                                                                "to the handle, m"),

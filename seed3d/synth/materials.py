@@ -97,7 +97,9 @@ _PHYSICAL_OF_KIND: dict[str, str] = {
 
 #: Used only where ``seed3d.physics.materials`` does not know a name. Densities kg/m³ (REFERENCES.md priors);
 #: the composite entries are effective densities of parts whose insides are not modelled (a fridge wall is
-#: sheet steel around foam, a laptop is mostly air and boards).
+#: sheet steel around foam, a laptop is mostly air and boards, a camera lens is glass elements with air between
+#: them in a barrel: 860–1,190 kg/m³ over its cylinder for today's zoom lenses; a moulded shell, an office chair's
+#: seat or back, is a hollow plastic moulding: about 3 kg over a 0.5 × 0.5 × 0.08 m seat).
 FALLBACK_PHYSICAL: dict[str, tuple[float, float, float]] = {
     "wood": (700.0, 0.5, 0.2), "steel": (7850.0, 0.45, 0.3), "aluminium": (2700.0, 0.4, 0.3),
     "stainless_steel": (8000.0, 0.4, 0.3), "brass": (8500.0, 0.4, 0.3), "copper": (8960.0, 0.4, 0.3),
@@ -105,6 +107,7 @@ FALLBACK_PHYSICAL: dict[str, tuple[float, float, float]] = {
     "glass": (2500.0, 0.3, 0.2), "ceramic": (2400.0, 0.5, 0.15), "fabric": (150.0, 0.8, 0.05),
     "rubber": (1300.0, 1.0, 0.6), "stone": (2650.0, 0.6, 0.1), "foam": (40.0, 0.8, 0.05),
     "appliance_shell": (350.0, 0.45, 0.2), "sheet_metal": (1300.0, 0.4, 0.3), "electronics": (1300.0, 0.45, 0.2),
+    "camera_lens": (1000.0, 0.4, 0.3), "moulded_shell": (250.0, 0.5, 0.2),
     "luggage_shell": (250.0, 0.5, 0.2), "upholstery": (120.0, 0.8, 0.05),
 }
 

@@ -685,10 +685,13 @@ def build_usb(b: AssetBuilder) -> None:
         x_bend = x_p + d_tip + GAP + 0.0003  # the bend's inner face clears the plug's corners all the way round
         wc = min(W, cw + 0.006)
         top = 2 * tc + 2 * GAP + H
+        # the plates run half into the bend, whose sides and ends stay 0.1 mm inside theirs (faces merely touching
+        # or flush leave sliver triangles in the union)
         outline = np.concatenate([_ellipse((x_p, 0), wc / 2, wc / 2, 16, np.pi / 2, 1.5 * np.pi),
-                                  [(x_bend, -wc / 2), (x_bend, wc / 2)]])
+                                  [(x_bend + tc / 2, -wc / 2), (x_bend + tc / 2, wc / 2)]])
         plates = [_slab(outline, 0, tc), _slab(outline, top - tc, top)]
-        bend = box([x_bend, -wc / 2, 0], [x_bend + tc, wc / 2, top])
+        e = 0.0001
+        bend = box([x_bend, -wc / 2 + e, e], [x_bend + tc, wc / 2 - e, top - e])
         hole = cylinder(rp + GAP, top + 0.002, 16, at=(x_p, 0, -0.001))
         cover = difference(union(*plates, bend), hole)
         pieces = subtract_prism([reduced_hull(pl) for pl in plates], cylinder(rp + GAP, top + 0.002, 8,
@@ -1183,7 +1186,7 @@ CATEGORIES: tuple[Category, ...] = (
                                           doc="plate (and toggles)"),
               "toggle_finish": finish_param(("chrome", "brushed_metal"), doc="metal toggles")},
              (0.04, 0.07, 0.07), (0.07, 0.12, 0.086), build_switch,
-             ("light switch", "wall switch", "toggle switch", "switch")),
+             ("light switch", "wall switch", "toggle switch", "switch"), mount="wall"),
     Category("keyboard", "compact computer keyboard: a case with a recessed well, five rows of keys pressing down",
              {"columns": irange(10, 14, "1u keys per row (the case's width follows)"),
               "key_gap": frange(0.0032, 0.0042, "gap between neighbouring keycaps, m", draw="inline"),

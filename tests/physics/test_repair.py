@@ -19,11 +19,14 @@ FAST = PhysicsConfig(collision=CollisionConfig(use_coacd=False, cache=False))
 
 
 def _heavy_chair():  # type: ignore[no-untyped-def]
-    """An office chair whose seat and back are solid wood: it rolls and turns at rest in PyBullet as built."""
+    """An office chair whose seat and back are solid wood and whose base and arms are solid steel: its seat turns at
+    rest in PyBullet as built."""
     chair = synth.generate("chair", 0, {"kind": "office", "body_finish": "painted_wood:black", "wheels": 5})
     for part in chair.parts:
         if part.name in ("seat", "back"):
             part.physical = physical_material("wood")
+        if part.name in ("base", "arm_left", "arm_right"):
+            part.physical = physical_material("steel")
     return chair
 
 
