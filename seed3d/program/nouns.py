@@ -83,9 +83,6 @@ SIMILARITY_THRESHOLD = 0.64
 #: Furniture the synth engine lacks, mapped to the category that stands in: noun → (category, typical size
 #: as (depth x, width y, height z) in meters or None).
 ALIASES: dict[str, tuple[str, tuple[float, float, float] | None]] = {
-    "counter": ("cabinet", (0.6, 1.2, 0.9)),
-    "countertop": ("cabinet", (0.6, 1.2, 0.9)),
-    "worktop": ("cabinet", (0.6, 1.2, 0.9)),
     "kitchen cabinet": ("cabinet", (0.6, 0.9, 0.9)),
     "base cabinet": ("cabinet", (0.6, 0.9, 0.9)),
     "kitchen island": ("cabinet", (0.75, 1.4, 0.9)),

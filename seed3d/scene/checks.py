@@ -6,13 +6,16 @@
   the welded part meshes); a pair collides when the intersection is thicker than ``tolerance`` (5 mm: the
   smallest extent of the intersection's bounding box, the depth for box-like overlaps);
 - **in bounds**: every vertex lies inside the room (walls, floor, ceiling) within ``tolerance``;
-- **support**: every object rests within 1 cm on the floor or on the top of another object under its centre;
+- **support**: every object rests within 1 cm on the floor or on the top of another object under its centre; what
+  is screwed to a wall (asset metadata ``mount == "wall"``: a clock, a switch, a window) is held by its wall when
+  its back is within ``wall_tolerance`` of one and it faces the room (reported as ``"wall"``);
 - **relations**: each relation of the plan, tested on the meshes with the thresholds of ``seed3d.scene.plan``;
 - **navigability**: the floor is rasterised (``nav_cell``), every part's footprint (2-D convex hull) is an
-  obstacle, the robot (radius ``robot_radius``) may stand where the distance to obstacles and walls exceeds its
-  radius; the free cells must form one connected region (slivers, where the robot's centre has less than
-  ``min_region`` of room or never ``min_slack`` beyond its radius, are not regions); an object is reachable when
-  a free cell of the main region lies within ``reach`` of its footprint (in front of it when it opens);
+  obstacle (but for objects whose bottom is above ``robot_height``: a wall clock, a window), the robot (radius
+  ``robot_radius``) may stand where the distance to obstacles and walls exceeds its radius; the free cells must
+  form one connected region (slivers, where the robot's centre has less than ``min_region`` of room or never
+  ``min_slack`` beyond its radius, are not regions); an object is reachable when a free cell of the main region
+  lies within ``reach`` of its footprint (in front of it when it opens);
 - **articulated clearance**: every opening joint (doors, drawers, lids, screens) is posed at ``sweep_samples``
   values across its range (``seed3d.synth.kinematics.posed_meshes``); its moving parts must not cut into other
   objects (beyond ``tolerance``) nor leave the room (a door frame's own leaf may swing past its wall).
@@ -58,6 +61,8 @@ class CheckConfig:
     """Largest gap (m) between a wall object's back and its wall."""
     robot_radius: float = 0.1
     """Radius (m) of the robot (0.2 m robot)."""
+    robot_height: float = 0.5
+    """Height (m) of the robot: objects whose bottom is higher (hung on a wall) do not block the floor."""
     nav_cell: float = 0.02
     """Cell size (m) of the navigation raster."""
     reach: float = 1.0
@@ -256,12 +261,48 @@ def _rests_on(info: _ObjInfo, other: _ObjInfo, tol: float) -> tuple[bool, float 
     return _inside(info.centre, other.poly) and abs(top - info.zmin) <= tol, top
 
 
-def _support(infos: dict[str, _ObjInfo], tol: float) -> dict[str, str | None]:
-    """Each object → 'floor', the object it rests on, or None (floating or sunk)."""
+def wall_mounted(obj: SceneObject) -> bool:
+    """Whether a scene object is screwed to a wall (its asset's ``mount``, else its synth category's)."""
+    mount = obj.asset.metadata.get("mount")
+    if mount is None:
+        from seed3d.synth import CATEGORIES
+
+        cat = CATEGORIES.get(str(obj.asset.metadata.get("category", "")))
+        mount = cat.mount if cat is not None else "floor"
+    return mount == "wall"
+
+
+_INWARD = {"north": (0.0, -1.0), "south": (0.0, 1.0), "east": (-1.0, 0.0), "west": (1.0, 0.0)}
+
+
+def _wall_gaps(s: _ObjInfo, size: FloatArray) -> dict[str, float]:
+    """Gap (m) between the object and each wall (negative: through it)."""
+    W, D = float(size[0]), float(size[1])
+    return {"north": D / 2 - s.verts[:, 1].max(), "south": s.verts[:, 1].min() + D / 2,
+            "east": W / 2 - s.verts[:, 0].max(), "west": s.verts[:, 0].min() + W / 2}
+
+
+def _against(s: _ObjInfo, size: FloatArray, walls: list[str], tol: float) -> str | None:
+    """The first of ``walls`` the object's back is within ``tol`` of, facing the room (±10°), or None."""
+    gaps = _wall_gaps(s, size)
+    for w in walls:
+        # the back is what touches: measure at the object's back, not a door swung past it
+        if gaps[w] <= tol and float(np.dot(s.front, _INWARD[w])) >= math.cos(math.radians(10)):
+            return w
+    return None
+
+
+def _support(infos: dict[str, _ObjInfo], tol: float, size: FloatArray | None = None, wall_tol: float = 0.02
+             ) -> dict[str, str | None]:
+    """Each object → 'floor', the object it rests on, 'wall' (screwed to a wall it touches), or None (floating
+    or sunk)."""
     out: dict[str, str | None] = {}
     for n, info in infos.items():
         if abs(info.zmin) <= tol:
             out[n] = "floor"
+            continue
+        if size is not None and wall_mounted(info.obj) and _against(info, size, list(_INWARD), wall_tol):
+            out[n] = "wall"
             continue
         out[n] = None
         for m, other in infos.items():
@@ -275,19 +316,14 @@ def _relation(rel: Any, infos: dict[str, _ObjInfo], size: FloatArray, cfg: Check
     s = infos.get(rel.subject)
     if s is None:
         return False, "subject missing"
-    W, D = float(size[0]), float(size[1])
     if rel.type == "against_wall":
-        inward = {"north": (0.0, -1.0), "south": (0.0, 1.0), "east": (-1.0, 0.0), "west": (1.0, 0.0)}
-        gaps = {"north": D / 2 - s.verts[:, 1].max(), "south": s.verts[:, 1].min() + D / 2,
-                "east": W / 2 - s.verts[:, 0].max(), "west": s.verts[:, 0].min() + W / 2}
-        walls = list(inward) if rel.target in (None, "wall") else [rel.target]
-        for w in walls:
-            facing = float(np.dot(s.front, inward[w]))
-            # the back is what touches: measure at the object's back, not a door swung past it
-            if gaps[w] <= cfg.wall_tolerance and facing >= math.cos(math.radians(10)):
-                return True, f"{w} wall, gap {gaps[w]:.3f} m"
+        gaps = _wall_gaps(s, size)
+        walls = list(_INWARD) if rel.target in (None, "wall") else [rel.target]
+        w = _against(s, size, walls, cfg.wall_tolerance)
+        if w is not None:
+            return True, f"{w} wall, gap {gaps[w]:.3f} m"
         best = min(walls, key=lambda w: gaps[w])
-        return False, f"nearest wall {best} gap {gaps[best]:.3f} m, facing {float(np.dot(s.front, inward[best])):.2f}"
+        return False, f"nearest wall {best} gap {gaps[best]:.3f} m, facing {float(np.dot(s.front, _INWARD[best])):.2f}"
     if rel.type == "centred":
         d = float(np.linalg.norm(s.centre))
         return d <= CENTRE_RADIUS, f"{d:.2f} m from the centre"
@@ -315,9 +351,10 @@ def _relation(rel: Any, infos: dict[str, _ObjInfo], size: FloatArray, cfg: Check
     if rel.type == "under":
         ok = _inside(s.centre, t.poly) and s.zmax < t.zmax and s.zmin <= cfg.support_tolerance
         return ok, f"top {s.zmax:.2f} m under {t.zmax:.2f} m"
-    if rel.type == "next_to":
+    if rel.type == "next_to":  # side by side at the same level (what hangs on a wall: beside it along the wall)
         gap = polygon_gap(s.poly, t.poly)
-        return gap <= NEXT_TO_GAP and abs(s.zmin - t.zmin) < 0.5, f"gap {gap:.2f} m"
+        level = abs(s.zmin - t.zmin) < 0.5 or wall_mounted(s.obj) or wall_mounted(t.obj)
+        return gap <= NEXT_TO_GAP and level, f"gap {gap:.2f} m"
     if rel.type == "facing":
         d = t.centre - s.centre
         ang = abs(math.atan2(d[1], d[0]) - s.obj.yaw)
@@ -356,10 +393,12 @@ def _navigation(infos: dict[str, _ObjInfo], size: FloatArray, cfg: CheckConfig, 
     for n, info in infos.items():
         one = Image.new("1", (nx, ny), 0)
         d1 = ImageDraw.Draw(one)
+        above = info.zmin > cfg.robot_height  # hung on a wall above the robot: no obstacle
         for m in info.meshes.values():
             hull = _hull2d(m.vertices[:, :2])
             if len(hull) >= 3:
-                draw.polygon(px(hull), fill=1)
+                if not above:
+                    draw.polygon(px(hull), fill=1)
                 d1.polygon(px(hull), fill=1)
         masks[n] = np.asarray(one, bool).T
     occupied = np.asarray(img, bool).T  # (nx, ny), x first
@@ -460,7 +499,7 @@ def check_scene(scene: Scene, plan: Any = None, config: CheckConfig | None = Non
     infos = _infos(scene)
     collisions = _collisions(infos, cfg.tolerance)
     oob = _out_of_bounds(infos, scene.size, cfg.tolerance)
-    support = _support(infos, cfg.support_tolerance)
+    support = _support(infos, cfg.support_tolerance, np.asarray(scene.size, np.float64), cfg.wall_tolerance)
     relations = []
     if plan is not None:
         for r in plan.instance_relations():
@@ -489,4 +528,4 @@ def check_scene(scene: Scene, plan: Any = None, config: CheckConfig | None = Non
     }
 
 
-__all__ = ["CheckConfig", "check_scene", "intersection_depth", "polygon_gap", "world_meshes"]
+__all__ = ["CheckConfig", "check_scene", "intersection_depth", "polygon_gap", "wall_mounted", "world_meshes"]

@@ -391,7 +391,8 @@ def compose_scene(plan: LayoutPlan, seed: int = 0, out: PathType | None = None,
             geoms = {new: geoms[old] for old, new in renamed.items()}
             instances = plan.instances()
     timings["layout"] = time.perf_counter() - t
-    # fixed to the world only when standing on the floor or a wall: a tap on a free-standing cabinet moves with it
+    # FIXED_CATEGORIES (doors, taps, what is screwed to a wall) are fixed to the world only when standing on the floor
+    # or hung on a wall: a tap on a free-standing cabinet moves with it
     fixed = {inst.name for inst in instances if (inst.group.fixed or inst.category in FIXED_CATEGORIES)
              and layout.placements[inst.name].support is None}
     name = _scene_name(out)

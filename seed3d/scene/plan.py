@@ -42,7 +42,8 @@ instances; a group target resolves to instance ``i mod count``.
 Planners: ``RulePlanner`` (the default: deterministic, offline; a parser for counts, attributes and relations,
 with nouns mapped by ``seed3d.program.nouns``) and ``LLMPlanner`` (any OpenAI-compatible chat-completions endpoint
 asked to answer with this schema through ``response_format: json_schema``); both end in ``complete_plan``,
-which applies the room defaults (size, objects that stand against walls, supports for table-top objects).
+which applies the room defaults (size, objects that stand against walls, supports for table-top objects, and
+what is screwed to a wall (``WALL_MOUNTED``) hung on one, never on the floor nor on a top).
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ from typing import Any, Protocol
 
 from seed3d.errors import InvalidInputError
 from seed3d.program.nouns import NounMapper, alias_size, default_mapper, wall_alias
+from seed3d.synth import CATEGORIES as _SYNTH_CATEGORIES
 
 logger = logging.getLogger(__name__)
 
@@ -94,29 +96,75 @@ class RoomType:
     words: tuple[str, ...] = ()
 
 
-#: Categories that stand against a wall in any room (plus each room type's own ``wall`` list).
+#: Categories screwed to a wall (``seed3d.synth`` category ``mount == "wall"``: a clock, a light switch, a window):
+#: they hang against a wall at their ``MOUNT_HEIGHTS`` height, never stand on the floor or on a top, and are fixed
+#: to the world.
+WALL_MOUNTED: tuple[str, ...] = tuple(name for name, cat in _SYNTH_CATEGORIES.items() if cat.mount == "wall")
+#: Categories that stand against a wall in any room (plus each room type's own ``wall`` list and every
+#: ``WALL_MOUNTED`` category).
 WALL_CATEGORIES: tuple[str, ...] = ("wardrobe", "refrigerator", "oven", "dishwasher", "washing_machine",
                                     "bookshelf", "dresser", "door", "bed", "sofa", "desk", "tv_stand", "vanity",
-                                    "bathtub", "coat_rack", "kitchen_counter")
-#: Categories fixed to the world instead of free bodies (a door frame sits in its wall, a tap on its counter).
-FIXED_CATEGORIES: tuple[str, ...] = ("door", "faucet")
-#: Table-top categories and the supporters they prefer, best first.
+                                    "bathtub", "coat_rack", "kitchen_counter", "toilet", "safe")
+#: Categories fixed to the world instead of free bodies (a door frame sits in its wall, a tap on its counter, and
+#: what is screwed to a wall): the one list ``seed3d.scene.compose`` reads.
+FIXED_CATEGORIES: tuple[str, ...] = ("door", "faucet", *WALL_MOUNTED)
+#: Height of a wall-mounted object above the floor: category → (what is measured, meters): ``"centre"`` (a clock
+#: at eye level, a light switch at hand height) or ``"bottom"`` (a window's sill). Other wall-mounted categories
+#: hang with their centre at ``DEFAULT_MOUNT``. See ``mount_height`` for the ceiling.
+MOUNT_HEIGHTS: dict[str, tuple[str, float]] = {
+    "clock": ("centre", 1.7), "switch": ("centre", 1.1), "window": ("bottom", 0.9),
+}
+DEFAULT_MOUNT: tuple[str, float] = ("centre", 1.5)
+#: Least room (m) between a wall-mounted object's top and the ceiling (a window's lintel, a clock's hook).
+MOUNT_CEILING_GAP = 0.1
+#: Table-top categories and the supporters they prefer, best first (an object the text puts on nothing stands on
+#: the first of these the plan has; with none, the first is added, or the room's own in ``ROOM_SUPPORTER``).
 TABLETOP: dict[str, tuple[str, ...]] = {
-    "microwave": ("cabinet", "table", "dresser"),
+    "microwave": ("cabinet", "kitchen_counter", "table", "dresser"),
     "laptop": ("table", "desk", "nightstand", "dresser", "cabinet"),
     "lamp": ("nightstand", "desk", "table", "dresser", "cabinet", "tv_stand"),
-    "mug": ("table", "cabinet", "dresser", "nightstand"),
-    "bowl": ("table", "cabinet", "dresser"),
-    "jar": ("cabinet", "table", "dresser"),
-    "bottle": ("table", "cabinet", "dresser"),
+    "mug": ("table", "cabinet", "dresser", "nightstand", "kitchen_counter"),
+    "bowl": ("table", "cabinet", "dresser", "kitchen_counter"),
+    "jar": ("cabinet", "kitchen_counter", "table", "dresser"),
+    "bottle": ("table", "cabinet", "dresser", "kitchen_counter"),
     "vase": ("table", "dresser", "cabinet", "nightstand", "tv_stand"),
     "faucet": ("cabinet",),
     "toolbox": ("table", "cabinet"),
     "kitchen_pot": ("kitchen_counter", "cabinet", "table"),
+    # kitchen appliances and bathroom things: on the worktop
+    "kettle": ("kitchen_counter", "cabinet", "table"),
+    "toaster": ("kitchen_counter", "cabinet", "table"),
+    "coffee_machine": ("kitchen_counter", "cabinet", "table"),
+    "dispenser": ("kitchen_counter", "vanity", "cabinet", "table"),
+    # desk things
+    "stapler": ("desk", "table", "cabinet", "dresser"),
+    "pen": ("desk", "table", "nightstand", "dresser", "cabinet"),
+    "scissors": ("desk", "table", "kitchen_counter", "cabinet", "dresser"),
+    "usb": ("desk", "table", "nightstand", "dresser"),
+    "mouse": ("desk", "table"),
+    "keyboard": ("desk", "table"),
+    "display": ("desk", "table", "tv_stand", "dresser", "cabinet"),
+    "printer": ("desk", "table", "cabinet"),
+    "phone": ("desk", "nightstand", "table", "dresser"),
+    "camera": ("desk", "table", "dresser", "nightstand", "cabinet"),
+    "globe": ("desk", "table", "bookshelf", "dresser", "cabinet"),
+    "fan": ("desk", "table", "dresser", "nightstand"),
+    "eyeglasses": ("nightstand", "desk", "table", "dresser"),
+    "remote": ("table", "tv_stand", "nightstand", "desk", "dresser"),
+    # small handheld things
+    "pliers": ("table", "desk", "cabinet"),
+    "knife": ("table", "desk", "kitchen_counter", "cabinet"),
+    "lighter": ("table", "nightstand", "desk", "kitchen_counter", "cabinet"),
+}
+#: The supporter added for a table-top object when the plan has none of its ``TABLETOP`` supporters, where the
+#: room calls for another than the first: (room type, category) → supporter.
+ROOM_SUPPORTER: dict[tuple[str, str], str] = {
+    ("bedroom", "lamp"): "nightstand", ("bathroom", "dispenser"): "vanity", ("living room", "display"): "tv_stand",
 }
 #: Categories with a top other objects may stand on.
 SUPPORTERS: tuple[str, ...] = ("table", "cabinet", "nightstand", "dresser", "bookshelf", "washing_machine",
-                               "dishwasher", "refrigerator", "box", "stool", "desk", "tv_stand", "kitchen_counter")
+                               "dishwasher", "refrigerator", "box", "stool", "desk", "tv_stand", "kitchen_counter",
+                               "vanity")
 #: Categories seats are drawn up to.
 WORK_SURFACES: tuple[str, ...] = ("table", "desk")
 #: Seating drawn up to a table or desk.
@@ -163,6 +211,17 @@ TYPICAL_SIZE: dict[str, tuple[float, float, float]] = {
     "tv_stand": (0.42, 1.5, 0.5), "vanity": (0.55, 0.9, 1.1), "bathtub": (0.75, 1.7, 0.7),
     "towel_rack": (0.45, 0.55, 0.9), "coat_rack": (0.45, 0.45, 1.8), "kitchen_counter": (0.66, 1.8, 1.15),
     "kitchen_pot": (0.24, 0.3, 0.2), "folding_chair": (0.44, 0.51, 0.83),
+    # the middle of each synth category's extent range
+    "scissors": (0.18, 0.065, 0.009), "pliers": (0.2, 0.055, 0.011), "eyeglasses": (0.155, 0.135, 0.045),
+    "stapler": (0.165, 0.042, 0.048), "pen": (0.145, 0.009, 0.011), "knife": (0.103, 0.02, 0.011),
+    "usb": (0.062, 0.018, 0.01), "lighter": (0.013, 0.025, 0.077), "remote": (0.18, 0.048, 0.021),
+    "phone": (0.096, 0.05, 0.02), "mouse": (0.113, 0.063, 0.039), "switch": (0.055, 0.095, 0.078),
+    "keyboard": (0.125, 0.25, 0.021), "bucket": (0.3, 0.345, 0.37), "kettle": (0.265, 0.19, 0.235),
+    "toaster": (0.198, 0.295, 0.2), "safe": (0.45, 0.475, 0.53), "toilet": (0.725, 0.405, 0.755),
+    "globe": (0.275, 0.31, 0.395), "clock": (0.043, 0.32, 0.32), "fan": (0.24, 0.27, 0.45),
+    "display": (0.275, 0.64, 0.5), "printer": (0.345, 0.425, 0.185), "dispenser": (0.08, 0.076, 0.18),
+    "camera": (0.12, 0.13, 0.092), "coffee_machine": (0.365, 0.245, 0.34), "window": (0.16, 1.025, 1.0),
+    "cart": (0.79, 0.48, 0.9),
 }
 #: Dining-height table used when chairs are drawn up to a table the text gives no size for.
 DINING_TABLE = (0.8, 1.2, 0.75)
@@ -171,6 +230,25 @@ SIZE_FACTORS: dict[str, tuple[float, float, float]] = {
     "small": (0.8, 0.8, 0.8), "large": (1.2, 1.25, 1.15), "tall": (1.0, 1.0, 1.2), "low": (1.0, 1.0, 0.8),
     "wide": (1.0, 1.25, 1.0), "narrow": (1.0, 0.8, 1.0),
 }
+
+
+def mount_height(category: str, height: float, room_height: float) -> float | None:
+    """How high (m) the bottom of a wall-mounted object of ``height`` hangs in a room ``room_height`` high, or
+    None for a category that is not ``WALL_MOUNTED``.
+
+    ``MOUNT_HEIGHTS`` says where it goes (a clock's centre at 1.7 m, a switch's at 1.1 m, a window's sill at
+    0.9 m); its top stays ``MOUNT_CEILING_GAP`` under the ceiling (a room too low for that gets it lower); in a
+    room too low even for that it is centred in the height, and never below the floor."""
+    if category not in WALL_MOUNTED:
+        return None
+    what, z = MOUNT_HEIGHTS.get(category, DEFAULT_MOUNT)
+    bottom = z - height / 2 if what == "centre" else z
+    top_limit = room_height - MOUNT_CEILING_GAP
+    if bottom + height > top_limit:
+        bottom = top_limit - height
+    if bottom < 0.0:
+        bottom = (room_height - height) / 2
+    return max(0.0, bottom)
 
 
 # --------------------------------------------------------------------------------------------- data model
@@ -776,7 +854,7 @@ def _modifies_noun(rest: str) -> bool:
     words = rest.split()
     if not words:
         return False
-    nxt = words[0]
+    nxt = words[0].rstrip(",;.:!?)")  # 'a kitchen counter, a kettle': the comma is not part of the noun
     if not nxt.isalpha():
         return False
     return nxt not in _STOP and nxt not in _NUMBERS and nxt not in _DEFINITE and nxt not in _NOT_NOUNS
@@ -1026,6 +1104,26 @@ class RulePlanner:
             if not any(r.to_dict() == rel.to_dict() for r in rels):
                 rels.append(rel)
 
+        def listed_before(k: int) -> list[str]:
+            """The table-top objects listed with the subject of the relation at ``k`` ('a kettle and a toaster on
+            the counter': the kettle), joined to it by ',' or 'and', none of them a relation's target."""
+            j = k - 1
+            if j < 0 or not isinstance(items[j], _Phrase):
+                return []
+            out: list[str] = []
+            while True:
+                j -= 1
+                if j < 0 or not (isinstance(items[j], _Sep) and items[j].kind in (",", "and")):
+                    return out
+                while j > 0 and isinstance(items[j - 1], _Sep) and items[j - 1].kind in (",", "and"):
+                    j -= 1  # 'a kettle, and a toaster'
+                j -= 1
+                ph = items[j] if j >= 0 else None
+                if not isinstance(ph, _Phrase) or ph.group is None or by_id[ph.group].category not in TABLETOP \
+                        or (j > 0 and isinstance(items[j - 1], _Rel)):
+                    return out
+                out.append(ph.group)
+
         for k, it in enumerate(items):
             if isinstance(it, _Rel):
                 subject = prev_phrase(k)
@@ -1054,6 +1152,10 @@ class RulePlanner:
                             add("facing", subject, target)
                     else:
                         add(it.type, subject, target)
+                        if it.type == "on" and by_id[subject].category in TABLETOP:
+                            for other in listed_before(k):
+                                if other != target:
+                                    add("on", other, target)
             elif isinstance(it, _Sep) and it.kind == "with":
                 # "a table with two chairs": what follows 'with' belongs to what came before
                 owner = prev_phrase(k)
@@ -1096,8 +1198,8 @@ def complete_plan(plan: LayoutPlan, grow_room: bool = False) -> LayoutPlan:
     ``grow_room`` (the text gave no size): enlarge the room's width and depth when the floor objects' typical
     footprints would cover more than ``FILL_TARGET`` of it or a row would not fit along a wall."""
     room = ROOM_TYPES.get(plan.room.type, ROOM_TYPES["room"])
-    wall_cats = set(WALL_CATEGORIES) | set(room.wall)
-    rels = list(plan.relations)
+    wall_cats = set(WALL_CATEGORIES) | set(room.wall) | set(WALL_MOUNTED)
+    rels = _hang_wall_mounted(plan, list(plan.relations))
     has = {(r.type, r.subject) for r in rels}
     placed_by = {r.subject for r in rels if r.type in ("on", "under")}
     for g in plan.objects:
@@ -1111,7 +1213,7 @@ def complete_plan(plan: LayoutPlan, grow_room: bool = False) -> LayoutPlan:
         prefs = TABLETOP[g.category]
         target = next((s for cat in prefs for s in plan.objects if s.category == cat and s.id != g.id), None)
         if target is None:
-            cat = "nightstand" if (g.category == "lamp" and plan.room.type == "bedroom") else prefs[0]
+            cat = ROOM_SUPPORTER.get((plan.room.type, g.category), prefs[0])
             gid = cat if all(o.id != cat for o in plan.objects) else f"{cat}_z"
             target = ObjectSpec(gid, cat, 1, cat.replace("_", " "),
                                 size=(0.6, 1.0, 0.9) if cat == "cabinet" else None,
@@ -1169,6 +1271,22 @@ def complete_plan(plan: LayoutPlan, grow_room: bool = False) -> LayoutPlan:
     return plan.validate()
 
 
+def _hang_wall_mounted(plan: LayoutPlan, rels: list[Relation]) -> list[Relation]:
+    """Relations with what is screwed to a wall (``WALL_MOUNTED``) never standing on, under or amid anything:
+    such an 'on', 'under' or 'centred' is dropped (a note says so) and the object hangs against a wall."""
+    mounted = {g.id: g for g in plan.objects if g.category in WALL_MOUNTED}
+    out = []
+    for r in rels:
+        g = mounted.get(r.subject)
+        if g is not None and r.type in ("on", "under", "centred"):
+            where = "in the middle of the room" if r.type == "centred" else \
+                f"{r.type} the {plan.group(r.target).noun or r.target}" if r.target else r.type
+            plan.notes.append(f"a {g.noun or g.category} hangs on a wall; '{where}' was not kept")
+            continue
+        out.append(r)
+    return out
+
+
 #: The share of the floor the typical footprints of the planned floor objects may take before the room grows.
 FILL_TARGET = 0.35
 
@@ -1179,7 +1297,7 @@ def _grow_room(plan: LayoutPlan) -> None:
     need = 0.0
     longest = 0.0
     for g in plan.objects:
-        if g.id in carried:
+        if g.id in carried or g.category in WALL_MOUNTED:  # what hangs on a wall takes no floor
             continue
         size = g.size or TYPICAL_SIZE.get(g.category, (0.5, 0.5, 0.5))
         need += g.count * (size[0] + 0.1) * (size[1] + 0.1)
@@ -1209,7 +1327,8 @@ def describe_object(g: ObjectSpec, plan: LayoutPlan, relations: list[Relation]) 
         if r.subject != g.id:
             continue
         if r.type == "against_wall":
-            where.append("against a wall" if r.target in (None, "wall") else f"against the {r.target} wall")
+            how = "on" if g.category in WALL_MOUNTED else "against"
+            where.append(f"{how} a wall" if r.target in (None, "wall") else f"{how} the {r.target} wall")
         elif r.type == "centred":
             where.append("in the middle of the room")
         elif r.type == "in_row":
@@ -1235,7 +1354,8 @@ def _llm_instructions() -> str:
     return (
         "You plan 3D room layouts for a simulator. Answer with one JSON object that follows the given schema: "
         f"schema '{PLAN_SCHEMA}', schema_version {PLAN_SCHEMA_VERSION}. Use only these object categories: {cats}. "
-        "Map other furniture to the nearest category (a counter is a cabinet, a couch is a sofa) or leave it out "
+        "Map other furniture to the nearest category (a counter or worktop is a kitchen_counter, a couch is a "
+        "sofa) or leave it out "
         "and list it under 'rejected'. Room size is [width, depth, height] in meters; object size is null or "
         "[depth, width, height] in meters. Relations: on, under, next_to, against_wall (target 'wall' or "
         "north/south/east/west), facing, in_front_of, left_of, right_of, in_row (target null), centred "
@@ -1346,8 +1466,9 @@ class LLMPlanner:
 
 
 __all__ = [
-    "FIXED_CATEGORIES", "OBJECT_RELATIONS", "PLAN_JSON_SCHEMA", "PLAN_SCHEMA", "PLAN_SCHEMA_VERSION",
-    "RELATION_TYPES", "ROOM_TYPES", "TABLETOP", "TYPICAL_SIZE", "WALLS", "WALL_CATEGORIES", "Instance",
-    "InstanceRelation", "LLMPlanner", "LayoutPlan", "ObjectSpec", "PlanError", "Planner", "Relation", "Room",
-    "RoomType", "RulePlanner", "complete_plan", "get_planner", "plan_scene",
+    "FIXED_CATEGORIES", "MOUNT_HEIGHTS", "OBJECT_RELATIONS", "PLAN_JSON_SCHEMA", "PLAN_SCHEMA",
+    "PLAN_SCHEMA_VERSION", "RELATION_TYPES", "ROOM_SUPPORTER", "ROOM_TYPES", "TABLETOP", "TYPICAL_SIZE", "WALLS",
+    "WALL_CATEGORIES", "WALL_MOUNTED", "Instance", "InstanceRelation", "LLMPlanner", "LayoutPlan", "ObjectSpec",
+    "PlanError", "Planner", "Relation", "Room", "RoomType", "RulePlanner", "complete_plan", "get_planner",
+    "mount_height", "plan_scene",
 ]

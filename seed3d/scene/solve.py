@@ -14,18 +14,22 @@ Hard constraints (every candidate pose is tested against them, vectorised over c
   seat may go under a table's top); a supported object only touches its support;
 - everything is inside the room: part boxes and swept boxes within the walls (a door frame's own leaf is
   allowed to swing past its wall), under the ceiling;
-- supported objects rest on the support surface of their supporter, their footprint inside it;
-- wall objects stand with their back ``wall_gap`` from a wall, facing into the room;
+- supported objects rest on the support surface of their supporter, their footprint inside it and over no hole
+  in it (a sink let into a worktop: ``SupportHoles``);
+- wall objects stand with their back ``wall_gap`` from a wall, facing into the room; what is screwed to a wall
+  (``seed3d.scene.plan.WALL_MOUNTED``: a clock, a light switch, a window) hangs so, at its mount height
+  (``seed3d.scene.plan.mount_height``), above whatever stands there (the z intervals keep them apart);
 - openable parts sweep clear of every other object (sweeps of two objects may overlap: doors are not all
   opened at once);
 - relations hold (``on``, ``under``, ``against_wall`` by construction; the rest by predicate);
 - the free floor is one connected region for a robot of radius ``robot_radius`` (occupancy grid of
-  ``nav_cell``) and the front of every object with openable parts is reachable from it.
+  ``nav_cell``; what hangs above ``robot_height`` is no obstacle) and the front of every object with openable
+  parts is reachable from it.
 
-Search: objects are ordered (wall and big objects first, supporters before what they carry, relation
-targets before subjects); each gets candidate poses on a discretised floor plan (wall slots, a grid, its
-supporter's surface, slots beside its row neighbour) pruned by every hard constraint against what is placed,
-scored by soft preferences and tried best first with chronological backtracking (at most ``tries`` per
+Search: objects are ordered (wall and big objects first, then what hangs on walls; supporters before what they
+carry, relation targets before subjects); each gets candidate poses on a discretised floor plan (wall slots, a
+grid, its supporter's surface, slots beside its row neighbour) pruned by every hard constraint against what is
+placed, scored by soft preferences and tried best first with chronological backtracking (at most ``tries`` per
 object); after each placement the next wall objects must still have a free slot (forward checking), else the
 placement is undone at once. Then a continuous refinement nudges objects by a few centimetres while that
 improves the soft score. If nothing satisfies every relation, a second pass makes the relations other than
@@ -100,6 +104,8 @@ class ObjectGeometry:
     footprints: list[FloatArray] = field(default_factory=list)
     """Per part, the counter-clockwise 2-D convex hull of its mesh (asset xy): what the navigation grid blocks.
     Empty: the part boxes' footprints are used."""
+    support_holes: SupportHoles | None = None
+    """Where the support polygon has no surface (a sink let into a worktop), or None when it is solid."""
 
     def __post_init__(self) -> None:
         self.boxes = np.asarray(self.boxes, np.float64).reshape(-1, 2, 3)
@@ -185,17 +191,80 @@ class ObjectGeometry:
             if j.type == "prismatic":  # a straight slide: one box from rest to full travel
                 sweeps[-2:] = [np.stack([np.minimum(sweeps[-2][0], sweeps[-1][0]),
                                          np.maximum(sweeps[-2][1], sweeps[-1][1])])]
-        support, support_z = support_surface(asset)
+        support, support_z, tris = _support_cluster(asset)
+        holes = SupportHoles.find(support, tris) if support is not None else None
         category = str(asset.metadata.get("category", ""))
         return cls(np.array(boxes), np.array(sweeps).reshape(-1, 2, 3), support, support_z, openable,
-                   sweep_walls=category not in WALL_SWEEP_EXEMPT, footprints=footprints)
+                   sweep_walls=category not in WALL_SWEEP_EXEMPT, footprints=footprints, support_holes=holes)
+
+
+@dataclass
+class SupportHoles:
+    """The holes of a support surface (a sink let into a worktop) on a raster in asset xy: ``hole[i, j]`` is cell
+    (i, j) from ``origin`` at ``cell`` meters. Only holes of at least ``MIN_HOLE`` m² count (gaps between the
+    boards of a top are closed first), so that what stands on the top does not stand over one."""
+
+    origin: FloatArray
+    cell: float
+    hole: FloatArray
+
+    #: Smallest hole (m²) that counts; gaps narrower than ``CLOSE`` (m) between surface pieces are not holes.
+    MIN_HOLE = 0.0025
+    CLOSE = 0.04
+
+    @classmethod
+    def find(cls, poly: FloatArray, tris: FloatArray, cell: float = 0.01) -> SupportHoles | None:
+        """The holes of the surface made of triangles ``tris`` (T, 3, ≥2) inside its convex hull ``poly``, or
+        None when it has none."""
+        from PIL import Image, ImageDraw
+        from scipy import ndimage
+
+        pad = 3
+        origin = poly.min(axis=0) - pad * cell
+        n = np.ceil((poly.max(axis=0) - origin) / cell).astype(int) + pad + 1
+
+        def raster(polys: Any) -> FloatArray:
+            img = Image.new("1", (int(n[0]), int(n[1])), 0)
+            draw = ImageDraw.Draw(img)
+            for q in polys:
+                draw.polygon([(float(u), float(v)) for u, v in (np.asarray(q)[:, :2] - origin) / cell - 0.5],
+                             fill=1)
+            return np.asarray(img, bool).T
+
+        k = max(1, round(cls.CLOSE / cell / 2))
+        solid = ndimage.binary_closing(raster(tris), np.ones((2 * k + 1, 2 * k + 1), bool))
+        inside = ndimage.binary_erosion(raster([poly]), np.ones((3, 3), bool))
+        labels, count = ndimage.label(inside & ~solid)
+        if not count:
+            return None
+        sizes = np.bincount(labels.ravel())[1:] * cell * cell
+        big = np.nonzero(sizes >= cls.MIN_HOLE)[0] + 1
+        if not len(big):
+            return None
+        return cls(origin, cell, np.isin(labels, big))
+
+    def over(self, pts: FloatArray) -> FloatArray:
+        """Whether each asset-xy point (…, 2) lies over a hole."""
+        idx = np.floor((np.asarray(pts) - self.origin) / self.cell).astype(np.int64)
+        nx, ny = self.hole.shape
+        ok = (idx[..., 0] >= 0) & (idx[..., 0] < nx) & (idx[..., 1] >= 0) & (idx[..., 1] < ny)
+        out = np.zeros(idx.shape[:-1], bool)
+        out[ok] = self.hole[idx[..., 0][ok], idx[..., 1][ok]]
+        return out
 
 
 def support_surface(asset: Any, min_area: float = 0.01) -> tuple[FloatArray | None, float]:
     """The highest up-facing face cluster with at least half the area of the largest one (its 2-D convex hull
     in asset xy, counter-clockwise, and its height), or (None, 0) when nothing flat is big enough."""
+    poly, z, _ = _support_cluster(asset, min_area)
+    return poly, z
+
+
+def _support_cluster(asset: Any, min_area: float = 0.01) -> tuple[FloatArray | None, float, FloatArray]:
+    """``support_surface`` and the cluster's triangles (T, 3, 3)."""
     from scipy.spatial import ConvexHull, QhullError
 
+    none = np.zeros((0, 3, 3))
     zs, areas, pts = [], [], []
     for p in asset.parts:
         m = p.mesh
@@ -211,7 +280,7 @@ def support_surface(asset: Any, min_area: float = 0.01) -> tuple[FloatArray | No
         areas.append(area[up])
         pts.append(tri[up])
     if not zs:
-        return None, 0.0
+        return None, 0.0, none
     z = np.concatenate(zs)
     a = np.concatenate(areas)
     tris = np.concatenate(pts)
@@ -219,7 +288,7 @@ def support_surface(asset: Any, min_area: float = 0.01) -> tuple[FloatArray | No
     levels, inv = np.unique(level, return_inverse=True)
     per = np.bincount(inv, weights=a)
     if per.max() < min_area:
-        return None, 0.0
+        return None, 0.0, none
     ok = np.nonzero(per >= max(0.5 * per.max(), min_area))[0]
     best = ok[np.argmax(levels[ok])]
     sel = tris[inv == best]
@@ -227,9 +296,9 @@ def support_surface(asset: Any, min_area: float = 0.01) -> tuple[FloatArray | No
     try:
         hull = ConvexHull(xy)
     except QhullError:
-        return None, 0.0
+        return None, 0.0, none
     poly = xy[hull.vertices]
-    return poly, float(sel[:, :, 2].max())
+    return poly, float(sel[:, :, 2].max()), sel
 
 
 # --------------------------------------------------------------------------------------------- box maths
@@ -376,6 +445,8 @@ class SolverConfig:
     """Gap (m) under every object (the physics engine lets it settle onto floor or support)."""
     robot_radius: float = 0.1
     """Radius (m) of the robot that must reach every object (0.2 m robot)."""
+    robot_height: float = 0.5
+    """Height (m) of the robot: what hangs higher (a wall clock, a window) does not block the floor."""
     nav_cell: float = 0.05
     """Cell size (m) of the navigation occupancy grid."""
     reach: float = 1.0
@@ -410,10 +481,17 @@ class _Obj:
     row_next: str | None = None
     hub: int = 0
     """How many objects relate to this one (next to, facing, …): a hub keeps space around itself."""
+    mount_z: float | None = None
+    """Height (m) of the origin of an object screwed to a wall (``seed3d.scene.plan.mount_height``), else None."""
 
     @property
     def floor(self) -> bool:
         return self.support is None
+
+    @property
+    def mounted(self) -> bool:
+        """Hung on a wall: takes no floor and no wall length at floor level."""
+        return self.mount_z is not None and self.support is None and self.under is None
 
 
 @dataclass
@@ -559,7 +637,7 @@ class _Solver:
             z = np.full_like(x, sp.pose.z + sg.support_z + cfg.rest_gap)
         elif o.wall is not None:
             x, y, yaw, wall_idx = self._wall_candidates(o)
-            z = np.full_like(x, cfg.rest_gap)
+            z = np.full_like(x, o.mount_z if o.mounted else cfg.rest_gap)
         elif o.under is not None:
             tp = self.placed[o.under]
             lo, hi = tp.oc - np.abs(tp.oh).max(), tp.oc + np.abs(tp.oh).max()
@@ -716,6 +794,11 @@ class _Solver:
             inside = _in_convex(local.reshape(len(x), -1, 2), poly, margin=0.005).all(axis=1)  # type: ignore[arg-type]
             self._count(reasons, f"overhangs the top of {o.support}", keep & ~inside)
             keep &= inside
+            holes = self.objs[o.support].geom.support_holes
+            if holes is not None and keep.any():
+                over = self._over_hole(o, x, y, yaw, sp.pose, holes)
+                self._count(reasons, f"stands over a hole in the top of {o.support}", keep & over)
+                keep &= ~over
         if o.under is not None and keep.any():
             tp = self.placed[o.under]
             tg = self.objs[o.under].geom
@@ -750,6 +833,24 @@ class _Solver:
             self._count(reasons, f"{r} would not hold", keep & ~ok)
             keep &= ok
         return keep
+
+    @staticmethod
+    def _over_hole(o: _Obj, x: FloatArray, y: FloatArray, yaw: FloatArray, support: Placement,
+                   holes: SupportHoles) -> FloatArray:
+        """Whether any point of the object's footprint (its bounds, sampled every 2 cm) lies over a hole of its
+        supporter's top, per candidate."""
+        b = o.geom.bounds
+        nu = max(2, math.ceil((b[1, 0] - b[0, 0]) / 0.02) + 1)
+        nv = max(2, math.ceil((b[1, 1] - b[0, 1]) / 0.02) + 1)
+        U, V = np.meshgrid(np.linspace(b[0, 0], b[1, 0], nu), np.linspace(b[0, 1], b[1, 1], nv), indexing="ij")
+        u, v = U.ravel(), V.ravel()
+        c, sn = np.cos(yaw)[:, None], np.sin(yaw)[:, None]
+        wx = x[:, None] + c * u - sn * v
+        wy = y[:, None] + sn * u + c * v
+        cs, ss = math.cos(support.yaw), math.sin(support.yaw)
+        rx, ry = wx - support.x, wy - support.y
+        local = np.stack([cs * rx + ss * ry, -ss * rx + cs * ry], -1)
+        return holes.over(local).any(axis=1)
 
     def _reverse(self, name: str, relaxed: bool = False) -> list[tuple[str, Any]]:
         """(placed subject, relation) pairs whose target is ``name`` (hard ones, or the relaxed ones)."""
@@ -879,7 +980,7 @@ class _Solver:
             wall_d = np.minimum(self.W / 2 - np.abs(oc[:, 0]) - np.abs(oh[0]),
                                 self.D / 2 - np.abs(oc[:, 1]) - np.abs(oh[1]))
             s += 0.3 * np.maximum(wall_d, 0.0) / max(self.W, self.D)
-        if o.wall is not None and self.placed:
+        if o.wall is not None and self.placed and not o.mounted:
             # wall objects group along the walls: prefer touching a neighbour or a corner
             along_edge = np.full(n, 1.0)
             for p in self.placed.values():
@@ -903,18 +1004,20 @@ class _Solver:
     def navigation_state(self) -> tuple[FloatArray, FloatArray, int]:
         """(free robot-centre mask, component labels, number of components) for the placed floor objects.
 
-        Every part's footprint (its 2-D convex hull) is rasterised at ``nav_cell``, a cell counting as occupied
-        when it comes within half a cell of a footprint; the robot's centre may stand where the distance to the
-        occupied cells and walls exceeds its radius plus 0.71 cell (so the raster errs on the blocked side);
-        every free region counts, however small."""
+        Objects standing on others and those whose bottom is above ``robot_height`` (what hangs on a wall) do
+        not block the floor. Every part's footprint (its 2-D convex hull) is rasterised at ``nav_cell``, a cell
+        counting as occupied when it comes within half a cell of a footprint; the robot's centre may stand where
+        the distance to the occupied cells and walls exceeds its radius plus 0.71 cell (so the raster errs on the
+        blocked side); every free region counts, however small."""
         from scipy import ndimage
 
         pts, _ = self.nav_grid()
         c = self.cfg.nav_cell
         occupied = np.zeros(pts.shape[:2], bool)
         for name, p in self.placed.items():
-            if self.objs[name].support is not None:
-                continue
+            o = self.objs[name]
+            if o.support is not None or p.pose.z + float(o.geom.bounds[0, 2]) > self.cfg.robot_height:
+                continue  # carried, or hung above the robot (a clock, a window)
             cs, sn = math.cos(p.pose.yaw), math.sin(p.pose.yaw)
             rot = np.array([[cs, -sn], [sn, cs]])
             for poly in self.objs[name].geom.footprints:
@@ -1101,11 +1204,17 @@ class _Solver:
 
 
 def _objects_from_plan(plan: Any, geometries: dict[str, ObjectGeometry]) -> list[_Obj]:
+    from seed3d.scene.plan import mount_height
+
     objs: dict[str, _Obj] = {}
+    room_h = float(plan.room.size[2])
     for inst in plan.instances():
         if inst.name not in geometries:
             raise InvalidInputError(f"no geometry for object {inst.name!r}")
-        objs[inst.name] = _Obj(inst.name, inst.category, geometries[inst.name])
+        g = geometries[inst.name]
+        bottom = mount_height(inst.category, float(g.extent[2]), room_h)
+        objs[inst.name] = _Obj(inst.name, inst.category, g,
+                               mount_z=None if bottom is None else bottom - float(g.bounds[0, 2]))
     for r in plan.instance_relations():
         o = objs[r.subject]
         if r.type == "on":
@@ -1123,6 +1232,9 @@ def _objects_from_plan(plan: Any, geometries: dict[str, ObjectGeometry]) -> list
         o.rels.append(r)
         if r.type in ("next_to", "facing", "in_front_of", "left_of", "right_of") and r.target in objs:
             objs[r.target].hub += 1
+    for o in objs.values():  # what is screwed to a wall hangs on one, whatever the plan says
+        if o.mounted and o.wall is None:
+            o.wall = "wall"
     return list(objs.values())
 
 
@@ -1144,7 +1256,9 @@ def _order(objs: list[_Obj]) -> list[_Obj]:
                 deps[o.name].add(t)
 
     def key(o: _Obj) -> tuple[float, ...]:
-        return (0 if o.wall is not None else 1, -o.geom.footprint_area, o.name.count("_"), len(o.name))
+        # what stands against a wall, then what hangs on one (above what stands there), then the rest
+        return (0 if o.wall is not None and not o.mounted else 1 if o.mounted else 2, -o.geom.footprint_area,
+                o.name.count("_"), len(o.name))
 
     order: list[_Obj] = []
     done: set[str] = set()
@@ -1190,7 +1304,7 @@ def feasibility(objs: list[_Obj], room: tuple[float, float, float], cfg: SolverC
             culprits.setdefault(o.name, f"{e[0]:.2f} × {e[1]:.2f} m, larger than the {W:.2f} × {D:.2f} m room")
     if problems:
         raise LayoutError("cannot lay out the scene: " + "; ".join(problems[:6]), culprits)
-    floor = [o for o in objs if o.support is None and o.under is None]
+    floor = [o for o in objs if o.support is None and o.under is None and not o.mounted]
     need = sum((o.geom.extent[0] + cfg.clearance) * (o.geom.extent[1] + cfg.clearance) for o in floor)
     have = W * D * cfg.max_fill
     if need > have:
@@ -1387,5 +1501,5 @@ def unmet_constraints(solver: _Solver) -> list[str]:
     return out
 
 
-__all__ = ["OPENING_LABELS", "Layout", "LayoutError", "ObjectGeometry", "Placement", "SolverConfig",
+__all__ = ["OPENING_LABELS", "Layout", "LayoutError", "ObjectGeometry", "Placement", "SolverConfig", "SupportHoles",
            "feasibility", "obb_gap", "obb_overlap", "solve", "support_surface", "world_boxes"]

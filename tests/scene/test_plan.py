@@ -30,20 +30,20 @@ def test_headline_sentence() -> None:
     assert plan.room.type == "kitchen" and plan.room.size == (4.0, 3.5, 2.6)
     groups = {g.id: g for g in plan.objects}
     assert groups["refrigerator"].noun == "fridge" and groups["chair"].count == 2
-    assert groups["cabinet"].noun == "counter" and groups["cabinet"].size == (0.6, 1.2, 0.9)  # alias: a counter
+    assert groups["kitchen_counter"].noun == "counter"  # a counter is the kitchen counter (base units, sink)
     assert groups["table"].size == (0.8, 1.2, 0.75)  # chairs at a table: dining height
     assert {"against_wall(refrigerator, wall)", "next_to(chair, table)", "facing(chair, table)",
-            "on(microwave, cabinet)", "against_wall(cabinet, wall)"} <= _rels(plan)
-    assert [r.source for r in plan.relations if r.subject == "cabinet"] == ["default"]
+            "on(microwave, kitchen_counter)", "against_wall(kitchen_counter, wall)"} <= _rels(plan)
+    assert [r.source for r in plan.relations if r.subject == "kitchen_counter"] == ["default"]
     names = [i.name for i in plan.instances()]
-    assert names == ["refrigerator", "table", "chair_1", "chair_2", "microwave", "cabinet"]
-    assert plan.supports() == {"microwave": "cabinet"}
+    assert names == ["refrigerator", "table", "chair_1", "chair_2", "microwave", "kitchen_counter"]
+    assert plan.supports() == {"microwave": "kitchen_counter"}
 
 
 @pytest.mark.parametrize(("text", "counts"), [
     ("three chairs and 2 tables", {"chair": 3, "table": 2}),
     ("a pair of stools, a dozen boxes and one lamp on a table", {"stool": 2, "box": 12, "lamp": 1, "table": 1}),
-    ("twelve mugs on the counter", {"mug": 12, "cabinet": 1}),
+    ("twelve mugs on the counter", {"mug": 12, "kitchen_counter": 1}),
 ])
 def test_counts_in_words_and_digits(text: str, counts: dict[str, int]) -> None:
     plan = plan_scene(text)
@@ -241,7 +241,7 @@ def test_llm_planner_against_a_local_stub(stub_server: str) -> None:
     assert sent["path"] == "/v1/chat/completions" and sent["auth"] == "Bearer k"
     assert sent["body"]["response_format"]["type"] == "json_schema"
     assert sent["body"]["response_format"]["json_schema"]["schema"] == PLAN_JSON_SCHEMA
-    assert plan.planner == "llm:tiny-model" and plan.group("counter").category == "cabinet"  # mapped noun
+    assert plan.planner == "llm:tiny-model" and plan.group("counter").category == "kitchen_counter"  # mapped noun
     assert {"on(micro, counter)", "against_wall(fridge, north)", "against_wall(counter, wall)"} <= _rels(plan)
 
 
