@@ -112,11 +112,13 @@ def synth_truth(data: dict[str, np.ndarray], i: int, points: int
     name, seed = str(data["sample_id"][i]), int(data["seed"][i])
     solids = PartSolids.from_asset(synth.generate(str(data["category"][i]), seed), data["norm_offset"][i],
                                    float(data["norm_scale"][i]))
-    off = float(np.abs(solids.signed_distance(data["surface_points"][i].astype(np.float64))).max())
+    # a changed engine moves most samples; a point or two off at a seam of a part's solid (a cart's body: 2 of
+    # 16,384 by 0.3 mm) is the signed distance's own noise, so the 99.9th percentile is what is judged
+    off = float(np.quantile(np.abs(solids.signed_distance(data["surface_points"][i].astype(np.float64))), 0.999))
     if off > TRUTH_TOLERANCE:
-        raise AssetFormatError(f"{name} regenerated from seed {seed} lies up to {off:.3g} from the split's stored "
-                               f"samples (> {TRUTH_TOLERANCE}): the synth engine changed since the split was built; "
-                               "rebuild it (seed3d data build)")
+        raise AssetFormatError(f"{name} regenerated from seed {seed}: 0.1 % of the split's stored samples lie "
+                               f"{off:.3g} or more from it (> {TRUTH_TOLERANCE}): the synth engine changed since the "
+                               "split was built; rebuild it (seed3d data build)")
     rng = np.random.default_rng(0)
     a, b = solids.sample_surface(points, rng), solids.sample_surface(points, rng)
     return (a.points, a.normals), (b.points, b.normals)

@@ -2,7 +2,7 @@
 
 Run: ``python eval/bench_parts.py [--model DIR] [--data data/synth] [--limit N] [--categories a,b]
 [--per-category N] [--mesh] [--segment FIELD=VALUE ...]`` → prints a per-category table, writes
-eval/results/parts.json and eval/results/parts_examples.png (truth | prediction for a few shapes); ``--segment``
+eval/results/parts.json and eval/results/parts_examples.png (``--out``'s stem + _examples.png; truth | prediction for a few shapes); ``--segment``
 overrides ``SegmentConfig`` fields (e.g. ``--segment label_prompts=0`` for the refinement without extra prompts).
 
 ``--mesh`` evaluates what ``seed3d articulate`` does instead: each test asset is rebuilt from its (category,
@@ -333,8 +333,8 @@ def main() -> None:
            "rows": [{k: v for k, v in r.items() if not k.startswith("_")} for r in rows]}
     out = Path(args.out)
     _write(out, doc)
-    picture(rows, data, out.with_name("parts_examples.png"))
-    print(f"wrote {out} and {out.with_name('parts_examples.png')}")
+    picture(rows, data, out.with_name(f"{out.stem}_examples.png"))
+    print(f"wrote {out} and {out.with_name(f'{out.stem}_examples.png')}")
 
 
 if __name__ == "__main__":
