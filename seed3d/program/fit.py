@@ -76,7 +76,8 @@ class FitConfig:
     """Most candidate programs, most probable first."""
     styles: int = 3
     """Styles tried per candidate: the candidate built with seeds ``seed``, ``seed + 1``, … (the category's
-    other parameters — base, legs, top, layout of its parts — as each seed draws them)."""
+    other parameters — base, legs, top, layout of its parts — as each seed draws them), its main structural
+    choice (``MAIN_CHOICES``: a lamp's kind, a fridge's layout) taking each of its values in turn."""
     render_size: int = 160
     """Side of the renders (pixels) before they are recentred to the input's size."""
     azimuths: tuple[float, ...] = (-60.0, -30.0, 0.0, 30.0, 60.0)
@@ -117,6 +118,36 @@ class FitConfig:
             raise InvalidInputError("FitConfig.azimuths and elevations need at least one angle each")
         self.azimuths = tuple(float(a) for a in self.azimuths)
         self.elevations = tuple(float(e) for e in self.elevations)
+
+
+#: Parameter names of the structural choice that most changes an object's silhouette, the first a category has
+#: wins (a lamp's ``kind``, a fridge's ``layout``, a bin's ``shape``): the fit's styles try its values in turn, as
+#: the seeds' own draws can all miss one (three styles of a lamp all drawn as desk lamps fitted a table lamp at IoU
+#: 0.15).
+MAIN_CHOICES: tuple[str, ...] = ("kind", "layout", "shape", "style", "lid")
+
+
+def main_choice(category: str, fixed: dict[str, Any] | None = None) -> tuple[str, tuple[Any, ...]] | None:
+    """The category's main structural choice (``MAIN_CHOICES``) and its values, unless ``fixed`` sets it."""
+    from seed3d import synth
+
+    cat = synth.CATEGORIES[category]
+    for name in MAIN_CHOICES:
+        prm = cat.params.get(name)
+        if prm is not None and prm.choices and not prm.is_finish and name not in (fixed or {}):
+            return name, tuple(prm.choices)
+    return None
+
+
+def style_params(candidate: Candidate, style: int) -> dict[str, Any]:
+    """``candidate``'s parameters for its ``style``-th try: its counts' parameters and, when the category has a
+    main structural choice the counts leave open, that choice's ``style``-th value (cycling)."""
+    params = dict(candidate.params)
+    main = main_choice(candidate.category, params)
+    if main is not None:
+        name, values = main
+        params[name] = values[style % len(values)]
+    return params
 
 
 @dataclass
@@ -519,6 +550,8 @@ class _Track:
     best: tuple[float, float, float, float] = (-math.inf, 0.0, 0.0, 0.0)
     evaluations: int = 0
     style: int = 0
+    params: dict[str, Any] = field(default_factory=dict)
+    """The parameters the track's asset was built with (``style_params``)."""
 
     def total(self, cfg: FitConfig) -> float:
         return self.best[0] + cfg.prior_weight * math.log(max(self.candidate.probability, 1e-6))
@@ -582,18 +615,27 @@ def fit_program(pre: Any, prediction: Any, seed: int = 0, config: FitConfig | No
         for i, (cand, k) in enumerate(jobs):
             if progress:
                 progress(0.6 * i / len(jobs), f"trying {cand.category} {cand.counts} style {k}")
+            params = style_params(cand, k)
             try:
-                asset = synth.generate(cand.category, seed + k, dict(cand.params))
+                try:
+                    asset = synth.generate(cand.category, seed + k, params)
+                except Seed3DError:  # the main choice cannot go with these counts: the seed's own draw
+                    params = dict(cand.params)
+                    asset = synth.generate(cand.category, seed + k, params)
             except Seed3DError as exc:
                 failed.append({"category": cand.category, "counts": cand.counts, "style": k, "error": str(exc)})
                 continue
+            # the coarse camera search runs once per category and main choice (a camera fitted to a table lamp
+            # is a poor start for a desk lamp's few evaluations)
+            main = main_choice(cand.category)
+            shape_key = json.dumps([cand.category, None if main is None else params.get(main[0])], default=str)
             track = _Track(cand, _Subject(asset, renderer, cfg, size), _scaling(cand.category, asset),
-                           camera_of.get(cand.category, ViewState(0.0, 20.0, cfg.focal_mm)), style=k)
+                           camera_of.get(shape_key, ViewState(0.0, 20.0, cfg.focal_mm)), style=k, params=params)
             tracks.append(track)
             try:
-                if cand.category not in camera_of:
+                if shape_key not in camera_of:
                     _coarse(search, track, cfg)
-                    camera_of[cand.category] = track.view
+                    camera_of[shape_key] = track.view
                 else:
                     track.best = search.evaluate(track.subject, track.view)
                     track.evaluations += 1
@@ -636,12 +678,12 @@ def _style_params(track: _Track) -> dict[str, Any]:
     from seed3d import synth
 
     if track.style == 0:
-        return dict(track.candidate.params)
+        return dict(track.params)
     cat = synth.CATEGORIES[track.candidate.category]
     built = track.subject.asset.metadata["params"]
     out = {k: v for k, v in built.items()
            if k in cat.params and not cat.params[k].is_finish and not isinstance(v, list)}
-    return {**out, **track.candidate.params}
+    return {**out, **track.params}
 
 
 def fit_view(pre: Any, asset: Any, config: FitConfig | None = None, renderer: Any = None, scale: bool = False,

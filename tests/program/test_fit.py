@@ -19,8 +19,10 @@ from seed3d.program.fit import (
     count_range,
     fit_program,
     fit_view,
+    main_choice,
     nearest_finish,
     read_part_finishes,
+    style_params,
     view_score,
 )
 from seed3d.program.image import COUNT_HEADS, ImagePrediction
@@ -110,6 +112,31 @@ def test_a_wrong_aspect_scores_lower_and_the_fit_finds_the_view(renderer: Any) -
     # starting off (scale 1 at the grid's cameras), the search lands near the truth
     _, best, renders = fit_view(pre, truth, SMALL, renderer)
     assert best[1] > 0.93 and renders <= SMALL.max_evaluations
+
+
+def test_styles_take_each_value_of_the_main_choice_the_counts_leave_open() -> None:
+    lamp = candidate_programs(_prediction([("lamp", 0.9)], {}), SMALL)[0]
+    assert main_choice("lamp") == ("kind", ("table", "desk"))
+    assert [style_params(lamp, k)["kind"] for k in range(3)] == ["table", "desk", "table"]
+    night = candidate_programs(_prediction([("nightstand", 0.9)], {"doors": {1: 1.0}}), SMALL)[0]
+    assert night.params["layout"] == "drawer_over_door"  # the counts chose the layout: it is not cycled
+    assert main_choice("nightstand", night.params) is None
+    assert all(style_params(night, k) == night.params for k in range(3))
+    assert main_choice("mug") is None
+
+
+def test_a_table_lamp_is_fitted_as_a_table_lamp_whatever_the_seeds_draw(renderer: Any) -> None:
+    truth = synth.generate("lamp", 4, {"kind": "table"})
+    pre = _image(truth, renderer)
+    pred = _prediction([("lamp", 0.9)], {})
+    # seeds 0-1 draw desk lamps: without the main choice cycled, two styles never tried a table lamp
+    assert [synth.generate("lamp", s).metadata["params"]["kind"] for s in (0, 1)] == ["desk", "desk"]
+    config = FitConfig(max_evaluations=160, styles=2, explore_evaluations=6, refine_evaluations=30, refine_top=1,
+                       azimuths=(-30.0, 0.0, 30.0), elevations=(10.0, 30.0))
+    result = fit_program(pre, pred, seed=0, config=config, renderer=renderer)
+    assert result.params["kind"] == "table"
+    iou = {t["style"]: t["iou"] for t in result.tried}
+    assert set(iou) == {0, 1} and iou[0] > iou[1] + 0.1, iou  # style 0 the table lamp, style 1 a desk lamp
 
 
 def test_budget_is_a_number_of_renders_and_the_fit_repeats(renderer: Any) -> None:
