@@ -13,6 +13,7 @@ import pytest
 
 from seed3d import synth
 from seed3d.errors import InvalidInputError
+from seed3d.synth.materials import physical_material
 from seed3d.synth.primitives import signed_volume
 
 
@@ -109,9 +110,12 @@ def test_a_given_body_finish_colours_an_office_chair_without_making_it_top_heavy
     assert parts["seat"].material.name == parts["back"].material.name == "painted_wood_black"
     assert parts["seat"].physical.name == parts["back"].physical.name == "upholstery"
     masses = {n: abs(signed_volume(p.mesh)) * p.physical.density for n, p in parts.items()}
-    assert masses["seat"] + masses["back"] < masses["base"]
+    as_wood = sum(abs(signed_volume(parts[n].mesh)) * physical_material("wood").density for n in ("seat", "back"))
+    assert masses["seat"] + masses["back"] < 0.25 * as_wood
+    assert 6.0 < sum(masses.values()) < 20.0  # an office chair's weight, not 60 kg on 40 g castors
     com = sum(masses[n] * parts[n].mesh.vertices.mean(axis=0) for n in parts) / sum(masses.values())
     assert np.hypot(com[0], com[1]) < 0.5 * chair.metadata["params"]["base_radius"]
+    assert com[2] < chair.metadata["params"]["seat_height"]
 
 
 @pytest.mark.parametrize("seed", range(4))
