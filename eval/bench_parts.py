@@ -2,8 +2,9 @@
 
 Run: ``python eval/bench_parts.py [--model DIR] [--data data/synth] [--limit N] [--categories a,b]
 [--per-category N] [--mesh] [--segment FIELD=VALUE ...]`` → prints a per-category table, writes
-eval/results/parts.json and eval/results/parts_examples.png (``--out``'s stem + _examples.png; truth | prediction for a few shapes); ``--segment``
-overrides ``SegmentConfig`` fields (e.g. ``--segment label_prompts=0`` for the refinement without extra prompts).
+eval/results/parts.json and eval/results/parts_examples.png (named after ``--out``: truth | prediction for a few
+shapes); ``--segment`` overrides ``SegmentConfig`` fields (e.g. ``--segment label_prompts=0`` for the refinement
+without extra prompts).
 
 ``--mesh`` evaluates what ``seed3d articulate`` does instead: each test asset is rebuilt from its (category,
 seed), its parts merged into one shell (``seed3d.parts.shell``), and ``Segmenter.segment_mesh`` cuts the shell;
