@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from seed3d.asset import Mesh, Scene, SceneObject
+from seed3d.scene.plan import WALL_MOUNTED
 from seed3d.scene.solve import (
     CENTRE_RADIUS,
     FACING_ANGLE,
@@ -262,13 +263,10 @@ def _rests_on(info: _ObjInfo, other: _ObjInfo, tol: float) -> tuple[bool, float 
 
 
 def wall_mounted(obj: SceneObject) -> bool:
-    """Whether a scene object is screwed to a wall (its asset's ``mount``, else its synth category's)."""
+    """Whether a scene object is screwed to a wall (its asset's ``mount``, else its category's: ``WALL_MOUNTED``)."""
     mount = obj.asset.metadata.get("mount")
     if mount is None:
-        from seed3d.synth import CATEGORIES
-
-        cat = CATEGORIES.get(str(obj.asset.metadata.get("category", "")))
-        mount = cat.mount if cat is not None else "floor"
+        return str(obj.asset.metadata.get("category", "")) in WALL_MOUNTED
     return mount == "wall"
 
 

@@ -211,18 +211,10 @@ TYPICAL_SIZE: dict[str, tuple[float, float, float]] = {
     "tv_stand": (0.42, 1.5, 0.5), "vanity": (0.55, 0.9, 1.1), "bathtub": (0.75, 1.7, 0.7),
     "towel_rack": (0.45, 0.55, 0.9), "coat_rack": (0.45, 0.45, 1.8), "kitchen_counter": (0.66, 1.8, 1.15),
     "kitchen_pot": (0.24, 0.3, 0.2), "folding_chair": (0.44, 0.51, 0.83),
-    # the middle of each synth category's extent range
-    "scissors": (0.18, 0.065, 0.009), "pliers": (0.2, 0.055, 0.011), "eyeglasses": (0.155, 0.135, 0.045),
-    "stapler": (0.165, 0.042, 0.048), "pen": (0.145, 0.009, 0.011), "knife": (0.103, 0.02, 0.011),
-    "usb": (0.062, 0.018, 0.01), "lighter": (0.013, 0.025, 0.077), "remote": (0.18, 0.048, 0.021),
-    "phone": (0.096, 0.05, 0.02), "mouse": (0.113, 0.063, 0.039), "switch": (0.055, 0.095, 0.078),
-    "keyboard": (0.125, 0.25, 0.021), "bucket": (0.3, 0.345, 0.37), "kettle": (0.265, 0.19, 0.235),
-    "toaster": (0.198, 0.295, 0.2), "safe": (0.45, 0.475, 0.53), "toilet": (0.725, 0.405, 0.755),
-    "globe": (0.275, 0.31, 0.395), "clock": (0.043, 0.32, 0.32), "fan": (0.24, 0.27, 0.45),
-    "display": (0.275, 0.64, 0.5), "printer": (0.345, 0.425, 0.185), "dispenser": (0.08, 0.076, 0.18),
-    "camera": (0.12, 0.13, 0.092), "coffee_machine": (0.365, 0.245, 0.34), "window": (0.16, 1.025, 1.0),
-    "cart": (0.79, 0.48, 0.9),
 }
+# every other category: the middle of its synth extent range
+TYPICAL_SIZE.update({name: tuple(round((lo + hi) / 2, 4) for lo, hi in zip(cat.extent_min, cat.extent_max, strict=True))
+                     for name, cat in _SYNTH_CATEGORIES.items() if name not in TYPICAL_SIZE})  # type: ignore[misc]
 #: Dining-height table used when chairs are drawn up to a table the text gives no size for.
 DINING_TABLE = (0.8, 1.2, 0.75)
 #: Per-axis factors of the size words (depth, width, height).
