@@ -1,8 +1,9 @@
 """``seed3d articulate`` on six hand-built objects from outside our engine (``eval/foreign_objects.py``).
 
 Each object (one merged mesh, OBJ, +Z up) goes through the CLI itself in a child process with a wall-clock limit
-(``seed3d articulate <obj> -o <dir> --up +z``: part segmenter, ``articulate``, physics, exports, ``validate_path``),
-with a fresh ``SEED3D_HOME`` so no collision cache is reused. The written asset is then scored against the truth:
+(``seed3d articulate <obj> -o <dir> --up +z``: part segmenter, one part per closed body where its cut disagrees,
+``articulate``, physics, exports, ``validate_path``), with a fresh ``SEED3D_HOME`` so no collision cache is
+reused. The written asset is then scored against the truth:
 
 - ``moving_iou``: surface samples of the input, labelled moving or still by the truth, are given to the nearest
   output part; a movable joint's moving set is the samples of its child's subtree; the best joint's IoU with the
@@ -12,7 +13,7 @@ with a fresh ``SEED3D_HOME`` so no collision cache is reused. The written asset 
 - ``spurious``: the other movable joints; ``short_travel``: movable joints failing the functional travel check;
 - ``parts``, ``seconds`` (the whole command), the validator's verdict and which checks failed.
 
-    python eval/bench_foreign_articulation.py [--timeout 600] [--bodies] [names…]
+    python eval/bench_foreign_articulation.py [--timeout 600] [--no-bodies] [names…]
         → eval/results/foreign_articulation.json
 """
 
@@ -162,7 +163,8 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=600.0, help="wall-clock limit per object (s)")
     ap.add_argument("--objects", default=None, help="folder for the object files (default: a temporary one)")
     ap.add_argument("--out", default=str(RESULTS / "foreign_articulation.json"))
-    ap.add_argument("--bodies", action="store_true", help="pass --bodies to seed3d articulate (one part per body)")
+    ap.add_argument("--no-bodies", dest="bodies", action="store_false",
+                    help="pass --no-bodies to seed3d articulate (the segmenter's cut only, no split by bodies)")
     args = ap.parse_args()
     names = args.names or list(OBJECTS)
     with tempfile.TemporaryDirectory(prefix="foreign_objects_") as tmp:
@@ -170,7 +172,7 @@ def main() -> None:
         truth = write(obj_dir, names)
         rows = []
         for name in names:
-            row = run_one(name, obj_dir, truth[name], args.timeout, ("--bodies",) if args.bodies else ())
+            row = run_one(name, obj_dir, truth[name], args.timeout, () if args.bodies else ("--no-bodies",))
             row["truth"] = truth[name]
             rows.append(row)
             print(json.dumps({k: v for k, v in row.items() if k not in ("joints", "truth")}), flush=True)

@@ -564,9 +564,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--weights", help="part segmenter folder (default: from weights/pipeline.json)")
     p.add_argument("--formats", type=_formats, default="glb,urdf,mjcf,usd",
                    help="exports to write: comma-separated, or 'none' (default: all)")
-    p.add_argument("--bodies", action="store_true",
+    p.add_argument("--bodies", action=argparse.BooleanOptionalAction, default=True,
                    help="a mesh of several closed bodies (a CAD export) gets one part per body where the segmenter's "
-                        "cut disagrees with them (seed3d.parts.by_bodies)")
+                        "cut disagrees with them (seed3d.parts.by_bodies; default on; --no-bodies keeps the "
+                        "segmenter's cut)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing output folder")
     p.set_defaults(func=cmd_articulate)
 

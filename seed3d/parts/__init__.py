@@ -66,8 +66,9 @@ BODIES_COVER = 0.95
 
 #: A segmenter part with more than this share of its area off its main body spans two bodies.
 SPAN_SHARE = 0.05
-#: The segmenter's cut of a mesh of several bodies is kept when no part spans two bodies and it has at most this
-#: many parts per body (a body with a handle or a knob of its own is two); otherwise ``by_bodies`` replaces it.
+#: The segmenter's cut of a mesh of several bodies is kept when no part spans two bodies, only the largest body is
+#: cut, and it has at most this many parts per body (the frame with a handle or a knob of its own is two);
+#: otherwise ``by_bodies`` replaces it.
 PARTS_PER_BODY = 2
 #: A body whose thinnest principal extent is at most this share of its middle one is a panel.
 PANEL_SHARE = 0.25
@@ -86,13 +87,13 @@ def by_bodies(mesh: Mesh, seg: MeshSegmentation) -> list[tuple[Mesh, str]] | Non
     """One closed part per body when ``mesh`` is made of several (None otherwise), with its label.
 
     A mesh of two or more closed, separate components (a CAD export of a cabinet and its drawer, a frame and its
-    sash) holds one rigid solid in each. When the segmenter's cut disagrees with them (a part spans two bodies, or
-    there are more than ``PARTS_PER_BODY`` parts per body: a frame cut in 15 pieces), its cuts are undone and each
-    body is one part. The largest body is ``body``; each other takes the label of most of its
-    area in ``seg`` other than ``body`` (when it has none: ``door`` for a panel, else ``OTHER_BODY``); components
-    under ``BODY_SHARE`` of the area (screws, loose bits) join the nearest body. A single shell (what the geometry
-    stage generates) is left to the segmenter, as is a mesh whose closed bodies hold under ``BODIES_COVER`` of its
-    area."""
+    sash) holds one rigid solid in each. When the segmenter's cut disagrees with them (a part spans two bodies, a
+    body other than the largest is cut in pieces — a press's handle cut in two —, or there are more than
+    ``PARTS_PER_BODY`` parts per body: a frame cut in 15 pieces), its cuts are undone and each body is one part.
+    The largest body is ``body``; each other takes the label of most of its area in ``seg`` other than ``body``
+    (when it has none: ``door`` for a panel, else ``OTHER_BODY``); components under ``BODY_SHARE`` of the area
+    (screws, loose bits) join the nearest body. A single shell (what the geometry stage generates) is left to the
+    segmenter, as is a mesh whose closed bodies hold under ``BODIES_COVER`` of its area."""
     import trimesh
     from scipy.spatial import cKDTree
 
@@ -129,9 +130,13 @@ def by_bodies(mesh: Mesh, seg: MeshSegmentation) -> list[tuple[Mesh, str]] | Non
     table = np.zeros((seg.num_parts, len(big)))
     np.add.at(table, (seg.face_part, seg_body), seg_area)
     spans = table.max(axis=1) < (1.0 - SPAN_SHARE) * table.sum(axis=1)
-    if not spans.any() and seg.num_parts <= PARTS_PER_BODY * len(big):
-        return None  # the segmenter's cut agrees with the bodies: kept
     largest = int(np.argmax(comp_area[big]))
+    # the parts holding a share of a body's area; a body other than the largest is one rigid piece (a handle, a
+    # sash, a drawer), so a cut through it is not kept
+    pieces = (table >= SPAN_SHARE * np.maximum(table.sum(axis=0), 1e-12)).sum(axis=0)
+    split = bool(np.delete(pieces, largest).max(initial=0) > 1)
+    if not spans.any() and not split and seg.num_parts <= PARTS_PER_BODY * len(big):
+        return None  # the segmenter's cut agrees with the bodies: kept
     labels = []
     for k in range(len(big)):
         here = seg_body == k

@@ -60,12 +60,12 @@ def test_open_pieces_are_left_to_the_segmenter() -> None:
 
 
 def test_cli_articulate_takes_bodies() -> None:
-    """``seed3d articulate --bodies`` turns the body split on; it is off by default."""
+    """``seed3d articulate`` splits by bodies by default; ``--no-bodies`` keeps the segmenter's cut."""
     from seed3d.cli import build_parser
 
     parser = build_parser()
-    assert parser.parse_args(["articulate", "in.obj", "-o", "out", "--bodies"]).bodies
-    assert not parser.parse_args(["articulate", "in.obj", "-o", "out"]).bodies
+    assert parser.parse_args(["articulate", "in.obj", "-o", "out"]).bodies
+    assert not parser.parse_args(["articulate", "in.obj", "-o", "out", "--no-bodies"]).bodies
 
 
 def test_a_cut_that_agrees_with_the_bodies_is_kept() -> None:
@@ -74,3 +74,16 @@ def test_a_cut_that_agrees_with_the_bodies_is_kept() -> None:
     mesh = _mesh(trimesh.Trimesh(fv, ff), sash)
     face_part = np.concatenate([np.zeros(len(ff), np.int64), np.ones(len(sash.faces), np.int64)])
     assert by_bodies(mesh, _seg(mesh, ["body", "door"], face_part)) is None
+
+
+def test_a_second_body_cut_in_pieces_is_made_whole() -> None:
+    """A body other than the largest is one rigid piece: a press's handle the segmenter cut in two comes back whole,
+    even though each piece lies within one body and there are few parts."""
+    (fv, ff), sash = _frame_and_sash()
+    sv, sf = trimesh.remesh.subdivide(sash.vertices, sash.faces)
+    mesh = _mesh(trimesh.Trimesh(fv, ff), trimesh.Trimesh(sv, sf))
+    centres = np.asarray(trimesh.Trimesh(sv, sf).triangles_center)
+    face_part = np.concatenate([np.zeros(len(ff), np.int64), np.where(centres[:, 2] > 0, 1, 2)])
+    parts = by_bodies(mesh, _seg(mesh, ["body", "knob", "spout"], face_part))
+    assert parts is not None and len(parts) == 2
+    assert len(parts[1][0].faces) == len(sf) and parts[1][1] in ("knob", "spout")
