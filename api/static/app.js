@@ -1,4 +1,5 @@
-// Seed3D web page: submit a prompt or an image, follow the job live, view the GLB, drive its joints, download.
+// Seed3D web page: submit a prompt or an image (or a room sentence: a scene), follow the job live, view the GLB, drive
+// its joints, see what a scene left out, download.
 
 import { ApiError, Seed3DClient, isTerminal } from "./client.js";
 
@@ -9,6 +10,7 @@ const client = new Seed3DClient({ apiKey: localStorage.getItem(KEY_STORE) || "" 
 let viewer = null;
 let viewerError = null;
 let current = null; // {id, abort: AbortController}
+let mode = "object"; // which form shows: "object" (POST /v1/generations) or "scene" (POST /v1/scenes)
 window.seed3d = { client, get viewer() { return viewer; } };
 
 async function makeViewer() {
@@ -21,6 +23,21 @@ async function makeViewer() {
     $("viewer-note").textContent = `The 3D view is unavailable in this browser (${err.message}); the files below still download.`;
     console.warn("seed3d: 3D view unavailable:", err);
   }
+}
+
+// ---------------------------------------------------------------------------------------------- mode
+
+/** Show the object form or the scene form (the job, its result and the downloads below serve both). */
+function setMode(next) {
+  mode = next === "scene" ? "scene" : "object";
+  for (const tab of document.querySelectorAll(".tabs [role=tab]")) {
+    const selected = tab.dataset.mode === mode;
+    tab.setAttribute("aria-selected", String(selected));
+    tab.tabIndex = selected ? 0 : -1;
+  }
+  $("generate-form").hidden = mode !== "object";
+  $("scene-form").hidden = mode !== "scene";
+  document.body.dataset.mode = mode;
 }
 
 // ---------------------------------------------------------------------------------------------- form
@@ -79,6 +96,22 @@ function paramText(value) {
   return Array.isArray(value) ? value.map((v) => (v == null ? "" : String(v))).join(", ") : String(value);
 }
 
+/** The scene form as a POST /v1/scenes body; the service checks the ranges (its problem text is shown). */
+function sceneSpec() {
+  const text = $("scene-text").value.trim();
+  if (!text) throw new ApiError("Describe the room, e.g. a kitchen with a fridge and a table with two chairs.");
+  const seed = Number($("scene-seed").value);
+  if (!Number.isInteger(seed) || seed < 0) throw new ApiError("Seed must be a whole number, 0 or more.");
+  const size = ["room-width", "room-depth", "room-height"].map((id) => $(id).value.trim());
+  let room_size;
+  if (size.some(Boolean)) {
+    if (!size[0] || !size[1]) throw new ApiError("Room size: give the width and the depth (the height may stay empty).");
+    room_size = size.filter(Boolean).map(Number);
+    if (room_size.some((v) => !Number.isFinite(v))) throw new ApiError("Room size: numbers in metres, e.g. 4.5.");
+  }
+  return { text, seed, room_size };
+}
+
 async function submit(event) {
   event.preventDefault();
   showFormError(null);
@@ -91,47 +124,79 @@ async function submit(event) {
     showFormError(err.message);
     return;
   }
-  setBusy(true);
-  try {
+  await startJob($("submit"), async () => {
     if (file) spec.upload_token = await client.upload(file);
-    const job = await client.createGeneration(spec, crypto.randomUUID());
+    return client.createGeneration(spec, crypto.randomUUID());
+  });
+}
+
+async function submitScene(event) {
+  event.preventDefault();
+  showFormError(null);
+  let spec;
+  try {
+    spec = sceneSpec();
+  } catch (err) {
+    showFormError(err.message);
+    return;
+  }
+  await startJob($("scene-submit"), () => client.createScene(spec, crypto.randomUUID()));
+}
+
+/** Submit with `create` (resolves with the queued job; one Idempotency-Key per submission), then follow the job. */
+async function startJob(button, create) {
+  setBusy(button, true);
+  try {
+    const job = await create();
     history.replaceState(null, "", `#job=${encodeURIComponent(job.id)}`);
     await openJob(job);
   } catch (err) {
     showFormError(err.message);
   } finally {
-    setBusy(false);
+    setBusy(button, false);
   }
 }
 
-function setBusy(busy) {
-  $("submit").disabled = busy;
-  $("submit").textContent = busy ? "Working…" : "Generate";
+function setBusy(button, busy) {
+  button.dataset.label ??= button.textContent;
+  button.disabled = busy;
+  button.textContent = busy ? "Working…" : button.dataset.label;
 }
 
+/** The error line of the form that shows (the service's problem text for a refused request). */
 function showFormError(message) {
-  $("form-error").hidden = !message;
-  $("form-error").textContent = message || "";
+  const shown = mode === "scene" ? "scene-error" : "form-error";
+  for (const id of ["form-error", "scene-error"]) {
+    $(id).hidden = id !== shown || !message;
+    $(id).textContent = id === shown ? message || "" : "";
+  }
+}
+
+function showCancel(show) {
+  $("cancel").hidden = !show;
+  $("scene-cancel").hidden = !show;
 }
 
 // ------------------------------------------------------------------------------------------------ jobs
 
-/** Show `job` and follow it to the end (events, else polling); then show its result. */
+/** Show `job` (a generation or a scene) and follow it to the end (events, else polling); then show its result. */
 async function openJob(job) {
   current?.abort.abort();
   const abort = new AbortController();
   current = { id: job.id, abort };
   resetResult();
+  setMode(job.kind === "scene" ? "scene" : "object");
   $("job").hidden = false;
+  $("job").dataset.kind = job.kind || "generation";
   $("job-id").textContent = job.id;
-  $("cancel").hidden = isTerminal(job.status);
+  showCancel(!isTerminal(job.status));
   $("job").scrollIntoView({ block: "nearest" });
   try {
     const final = await client.follow(job, renderJob, { signal: abort.signal });
     if (current?.id !== job.id) return;
-    $("cancel").hidden = true;
+    showCancel(false);
     if (final.status === "succeeded") await showResult(final, abort.signal);
-    else if (final.files?.length) renderDownloads(final.files); // refused (require_valid): its report says why
+    else if (final.files?.length) renderDownloads(final.files, final.kind); // refused (require_valid): its report says why
     refreshRecent();
   } catch (err) {
     if (err.name !== "AbortError") showJobError(err.message);
@@ -149,11 +214,70 @@ function renderJob(job) {
     ? `position in queue: ${job.queue_position}` : "";
   $("job-progress").value = Number(job.progress) || 0;
   $("job").dataset.status = job.status;
-  $("cancel").hidden = isTerminal(job.status);
+  showCancel(!isTerminal(job.status));
   if (job.error) showJobError(`${job.error.code}: ${job.error.detail}`);
   renderVerdict(job);
   renderTimings(job.timings || {});
   renderMadeBy(job);
+  renderScene(job);
+}
+
+/** A scene's result: how many objects, whether they collide, each relation it could not meet, and first of all what
+ * the sentence named that the scene left out or built as a stand-in (each with its reason), or that it built all. */
+function renderScene(job) {
+  const result = job.result;
+  if (job.kind !== "scene" || !result) {
+    $("scene-result").hidden = true;
+    return;
+  }
+  const count = Number(result.objects) || 0;
+  $("scene-objects").textContent = String(count);
+  $("scene-objects-word").textContent = count === 1 ? "object" : "objects";
+  const free = result.collision_free;
+  $("scene-collision").textContent = free == null ? "collisions not checked" : free ? "collision-free" : "has collisions";
+  $("scene-collision").dataset.ok = free == null ? "unknown" : String(Boolean(free));
+  const omissions = result.omissions || [];
+  $("omission-list").replaceChildren(...omissions.map(omissionItem));
+  $("omission-list").hidden = !omissions.length;
+  $("omissions-none").hidden = Boolean(omissions.length);
+  $("omissions").dataset.none = String(!omissions.length);
+  const unmet = result.unmet || [];
+  $("unmet-list").replaceChildren(...unmet.map((relation) => {
+    const li = document.createElement("li");
+    li.textContent = typeof relation === "string" ? relation : JSON.stringify(relation);
+    return li;
+  }));
+  $("scene-unmet").hidden = !unmet.length;
+  $("scene-result").hidden = false;
+}
+
+/** One omission (seed3d/scene/omissions.py): "piano — left out: why", "sink cabinet — built as a cabinet: why". */
+function omissionItem(omission) {
+  const li = document.createElement("li");
+  li.dataset.noun = omission.noun;
+  li.dataset.status = omission.status;
+  const noun = document.createElement("strong");
+  noun.className = "noun";
+  noun.textContent = omission.noun;
+  const what = document.createElement("span");
+  what.className = "what";
+  const objects = (omission.objects || []).filter(Boolean);
+  if (omission.status === "substituted") {
+    what.textContent = `built as ${article(String(omission.stand_in || "?").replaceAll("_", " "))}`;
+  } else if (omission.status === "left out" && objects.length && objects.join() !== omission.noun) {
+    what.textContent = `left out (${objects.join(", ")})`;
+  } else {
+    what.textContent = omission.status || "left out";
+  }
+  const reason = document.createElement("span");
+  reason.className = "reason";
+  reason.textContent = omission.reason || "";
+  li.append(noun, " — ", what, omission.reason ? ": " : "", reason);
+  return li;
+}
+
+function article(word) {
+  return `${/^[aeiou]/i.test(word) ? "an" : "a"} ${word}`;
 }
 
 /** Whether the job's asset passed validation: valid, physically sound, functional, and each failed check. */
@@ -267,13 +391,14 @@ function showJobError(message) {
 
 async function cancelJob() {
   if (!current) return;
-  $("cancel").disabled = true;
+  const buttons = [$("cancel"), $("scene-cancel")];
+  for (const button of buttons) button.disabled = true;
   try {
     renderJob(await client.cancel(current.id));
   } catch (err) {
     showJobError(err.message);
   } finally {
-    $("cancel").disabled = false;
+    for (const button of buttons) button.disabled = false;
   }
 }
 
@@ -281,6 +406,9 @@ async function cancelJob() {
 
 function resetResult() {
   $("job-error").hidden = true;
+  $("scene-result").hidden = true;
+  $("omission-list").replaceChildren();
+  $("unmet-list").replaceChildren();
   $("verdict").hidden = true;
   $("verdict-failed").replaceChildren();
   $("made-by").hidden = true;
@@ -298,13 +426,16 @@ function resetResult() {
 
 async function showResult(job, signal) {
   const files = job.files || [];
-  renderDownloads(files);
+  renderDownloads(files, job.kind);
   const byName = Object.fromEntries(files.map((f) => [f.name, f]));
   const glb = byName["model.glb"] || files.find((f) => f.name.endsWith(".glb"));
   const preview = byName["preview.png"];
   if (!glb || !viewer) {
     $("viewer-note").textContent = !glb ? "This job has no GLB to view; its files are below." : $("viewer-note").textContent;
-    if (preview) showPreview(preview);
+    // a scene's overview stands for the whole result: it replaces the note (a generation keeps saying why)
+    if (preview && (await showPreview(preview, job.id, signal)) && job.kind === "scene" && !glb) {
+      $("viewer-note").hidden = true;
+    }
     return;
   }
   $("viewer-note").textContent = "Loading the model…";
@@ -317,7 +448,7 @@ async function showResult(job, signal) {
     if (err.name === "AbortError") return;
     $("viewer-note").textContent = `Cannot show the model: ${err.message}`;
     $("viewer").dataset.state = "error";
-    if (preview) showPreview(preview);
+    if (preview) showPreview(preview, job.id, signal);
     return;
   }
   if (byName["asset.json"]) {
@@ -330,13 +461,18 @@ async function showResult(job, signal) {
   }
 }
 
-async function showPreview(file) {
+/** Show a job's PNG (fetched with the API key); resolves true when it shows. */
+async function showPreview(file, jobId, signal) {
   try {
-    const blob = await (await client.file(file.url)).blob();
+    const blob = await (await client.file(file.url, signal)).blob();
+    if (current?.id !== jobId) return false;
+    if ($("preview").src.startsWith("blob:")) URL.revokeObjectURL($("preview").src);
     $("preview").src = URL.createObjectURL(blob);
     $("preview").hidden = false;
+    return true;
   } catch (err) {
-    console.warn("seed3d: preview unavailable:", err.message);
+    if (err.name !== "AbortError") console.warn("seed3d: preview unavailable:", err.message);
+    return false;
   }
 }
 
@@ -383,7 +519,11 @@ const KIND = {
   "preview.png": "preview image", "report.json": "validation report", "asset.json": "parts and joints",
 };
 
-function renderDownloads(files) {
+/** What a scene's files hold where they differ from a generation's. */
+const SCENE_KIND = { "model.usdz": "USDZ scene", "preview.png": "overview image", "report.json": "scene report" };
+
+function renderDownloads(files, kind) {
+  const kinds = kind === "scene" ? { ...KIND, ...SCENE_KIND } : KIND;
   const list = $("download-list");
   list.replaceChildren(...files.map((file) => {
     const li = document.createElement("li");
@@ -396,7 +536,7 @@ function renderDownloads(files) {
     a.addEventListener("click", (event) => downloadWithKey(event, file));
     const what = document.createElement("span");
     what.className = "hint";
-    what.textContent = ` ${KIND[file.name] || file.content_type} · ${formatSize(file.size)}`;
+    what.textContent = ` ${kinds[file.name] || file.content_type} · ${formatSize(file.size)}`;
     li.append(a, what);
     return li;
   }));
@@ -447,7 +587,15 @@ async function refreshRecent() {
       status.className = "badge small";
       status.dataset.status = job.status;
       status.textContent = job.status;
-      li.append(status, " ", a);
+      li.dataset.kind = job.kind || "generation";
+      li.append(status, " ");
+      if (job.kind === "scene") {
+        const kind = document.createElement("span");
+        kind.className = "badge small kind";
+        kind.textContent = "scene";
+        li.append(kind, " ");
+      }
+      li.append(a);
       if (job.result?.valid === false) {
         const invalid = document.createElement("span");
         invalid.className = "badge small";
@@ -486,7 +634,7 @@ async function checkHealth() {
     badge.textContent = health.status === "ok" ? "service ready" : `service: ${health.status}`;
     badge.dataset.ok = String(health.status === "ok");
     if (health.api_keys && !client.apiKey) {
-      $("options").open = true;
+      $("access").open = true;
       $("api-key").placeholder = "this service asks for an API key";
     }
     return health;
@@ -499,12 +647,31 @@ async function checkHealth() {
 
 function wire() {
   $("generate-form").addEventListener("submit", submit);
+  $("scene-form").addEventListener("submit", submitScene);
+  const tabs = [...document.querySelectorAll(".tabs [role=tab]")];
+  for (const tab of tabs) {
+    tab.addEventListener("click", () => {
+      setMode(tab.dataset.mode);
+      showFormError(null);
+    });
+    tab.addEventListener("keydown", (event) => { // the tab list's arrow keys move between its tabs
+      const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
+      if (!step) return;
+      event.preventDefault();
+      const next = tabs[(tabs.indexOf(tab) + step + tabs.length) % tabs.length];
+      next.click();
+      next.focus();
+    });
+  }
   $("cancel").addEventListener("click", cancelJob);
+  $("scene-cancel").addEventListener("click", cancelJob);
   $("joints-reset").addEventListener("click", resetJoints);
   $("rerun").addEventListener("click", rerun);
-  $("seed-random").addEventListener("click", () => {
-    $("seed").value = String(crypto.getRandomValues(new Uint32Array(1))[0] % 2 ** 31);
-  });
+  for (const [button, input] of [["seed-random", "seed"], ["scene-seed-random", "scene-seed"]]) {
+    $(button).addEventListener("click", () => {
+      $(input).value = String(crypto.getRandomValues(new Uint32Array(1))[0] % 2 ** 31);
+    });
+  }
   $("image").addEventListener("change", () => {
     const file = $("image").files[0];
     $("image-clear").hidden = !file;
@@ -527,6 +694,7 @@ function wire() {
 }
 
 wire();
+setMode("object");
 await makeViewer();
 document.body.dataset.ready = "true";
 openFromHash();

@@ -74,10 +74,20 @@ export class Seed3DClient {
     return answer.upload_token;
   }
 
+  /** POST a job request (JSON body) to `path`; the same Idempotency-Key again gets the same job. Returns the job. */
+  submitJob(path, spec, idempotencyKey) {
+    const headers = idempotencyKey ? { "Idempotency-Key": idempotencyKey } : {};
+    return this.json("POST", path, { json: spec, headers });
+  }
+
   /** POST /v1/generations (JSON body); returns the queued job. */
   createGeneration(spec, idempotencyKey) {
-    const headers = idempotencyKey ? { "Idempotency-Key": idempotencyKey } : {};
-    return this.json("POST", "/v1/generations", { json: spec, headers });
+    return this.submitJob("/v1/generations", spec, idempotencyKey);
+  }
+
+  /** POST /v1/scenes (JSON body: text, seed, room_size); returns the queued job (followed like a generation). */
+  createScene(spec, idempotencyKey) {
+    return this.submitJob("/v1/scenes", spec, idempotencyKey);
   }
 
   /** GET /v1/generations/{id}. */

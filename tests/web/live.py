@@ -1,5 +1,5 @@
 """A live Seed3D service for client tests (web page, Blender add-on): the real ``api`` app in a subprocess
-(``api.create_app`` under uvicorn), plus a way to put an articulated result in its job store.
+(``api.create_app`` under uvicorn), plus ways to put an articulated result or a finished scene in its job store.
 
 The pipeline does not articulate yet, so an articulated job comes from ``publish_synth_job``: a procedural
 object (``seed3d synth``, real parts and joints) exported and published through the service's own job store and
@@ -206,6 +206,44 @@ def publish_result_job(service: LiveService, summary: dict[str, Any], status: st
         code, detail = error if error else (None, None)
         assert store.finish(row["id"], "tests-result-worker", claim.attempt, status, files=[], timings={},
                             summary=summary, error_code=code, error_detail=detail)
+        return str(row["id"])
+    finally:
+        store.close()
+
+
+def publish_scene_job(service: LiveService, summary: dict[str, Any], text: str = "a bedroom with a bed",
+                      seed: int = 0, room_size: list[float] | None = None) -> str:
+    """Put a finished scene job with ``summary`` as its result (``objects``, ``unmet``, ``collision_free``,
+    ``omissions``, as ``api.worker`` stores a scene's) into ``service``'s job store, its files (urdf.zip, mjcf.zip,
+    preview.png, report.json) published by ``api.artifacts.publish_scene`` from a small stand-in scene folder, as a
+    worker finishes one; returns the job id. Use it only with a service started with ``workers=0``."""
+    from PIL import Image
+
+    from api.artifacts import publish_scene
+    from api.keys import LOCAL_OWNER
+    from api.settings import Settings
+    from api.store import JobStore
+
+    settings = Settings(data_dir=service.data_dir)
+    store = JobStore(settings.db_url, create=False)
+    try:
+        row, _ = store.create(owner=LOCAL_OWNER, kind="scene", max_attempts=1, queue_limit=10**6,
+                              options={"text": text, "seed": seed, "room_size": room_size})
+        claim = store.claim("tests-scene-worker", lease_s=600.0)
+        assert claim is not None and claim.job["id"] == row["id"], "another worker took the job (use workers=0)"
+        job_dir = settings.jobs_dir / row["id"]
+        run_dir, pub_dir = job_dir / "run-1", job_dir / "files-1"
+        (run_dir / "urdf").mkdir(parents=True)
+        (run_dir / "mjcf").mkdir()
+        (run_dir / "urdf" / "scene.urdf").write_text('<robot name="scene"><link name="room"/></robot>\n')
+        (run_dir / "mjcf" / "scene.xml").write_text('<mujoco model="scene"><worldbody/></mujoco>\n')
+        Image.new("RGB", (96, 64), (200, 120, 40)).save(run_dir / "overview.png")
+        (run_dir / "report.json").write_text(json.dumps({"folder": str(run_dir), **summary}, indent=2) + "\n")
+        paths = {"urdf": run_dir / "urdf" / "scene.urdf", "mjcf": run_dir / "mjcf" / "scene.xml",
+                 "overview": run_dir / "overview.png", "report": run_dir / "report.json"}
+        files = publish_scene(paths, pub_dir, (str(run_dir),))
+        assert store.finish(row["id"], "tests-scene-worker", claim.attempt, "succeeded", files=files,
+                            files_dir=pub_dir.name, timings={"scene": 0.1}, summary=summary)
         return str(row["id"])
     finally:
         store.close()

@@ -1,5 +1,6 @@
 """The web page at ``/`` of the real service, in headless Chromium: loads cleanly, follows a real generation
-live to the 3D view, moves an articulated result's parts with its joint sliders, links every file."""
+live to the 3D view, moves an articulated result's parts with its joint sliders, links every file; builds a scene
+from a sentence and says what it left out."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from tests.web.live import (
     live_service,
     make_key,
     publish_result_job,
+    publish_scene_job,
     publish_synth_job,
 )
 
@@ -284,7 +286,8 @@ def test_with_api_keys_the_page_sends_the_key(keyed_service: LiveService, page: 
     job_id = publish_synth_job(keyed_service, "cabinet", seed=0, key=key)
     p = page.open(keyed_service.url + "/")
     p.wait_for_selector("#health[data-ok=true]")
-    assert p.get_attribute("#options", "open") is not None  # the service asks for a key: the field is shown
+    assert p.get_attribute("#access", "open") is not None  # the service asks for a key: the field is shown
+    assert p.is_visible("#api-key")
     assert p.is_hidden("#recent")  # nothing listed without a key
     p.fill("#api-key", key)
     p.dispatch_event("#api-key", "change")
@@ -440,4 +443,173 @@ def test_the_page_shows_whether_the_asset_passed(idle_service: LiveService, page
     job = idle_service.get(f"/v1/generations/{p.text_content('#job-id')}")
     assert job["options"]["require_valid"] is True
     idle_service.post(f"/v1/generations/{job['id']}/cancel", {})
+    assert page.errors == []
+
+
+def test_the_scene_form_sends_the_sentence_room_size_and_seed(idle_service: LiveService, page: Page) -> None:
+    p = page.open(idle_service.url + "/")
+    assert p.is_visible("#generate-form") and p.is_hidden("#scene-form")  # objects first
+    p.click("#mode-scene")
+    assert p.is_visible("#scene-form") and p.is_hidden("#generate-form")
+    assert p.get_attribute("#mode-scene", "aria-selected") == "true"
+    p.click("#scene-submit")  # no sentence: refused on the page, nothing sent
+    assert "Describe the room" in p.text_content("#scene-error")
+    p.fill("#scene-text", "a bedroom with a bed and a wardrobe")
+    p.fill("#room-width", "4.5")
+    p.click("#scene-submit")  # a width without a depth: refused on the page
+    assert "width and the depth" in p.text_content("#scene-error")
+    assert not [u for u in page.requests if u.endswith("/v1/scenes")]
+    p.fill("#room-depth", "3.5")
+    p.fill("#room-height", "2.6")
+    p.fill("#scene-seed", "7")
+    with p.expect_request(lambda r: r.url.endswith("/v1/scenes") and r.method == "POST") as submit, \
+            p.expect_request(lambda r: r.url.endswith("/events")) as events:  # followed live, as a generation
+        p.click("#scene-submit")
+    body = json.loads(submit.value.post_data)
+    assert body == {"text": "a bedroom with a bed and a wardrobe", "seed": 7, "room_size": [4.5, 3.5, 2.6]}
+    assert submit.value.headers.get("idempotency-key")
+    assert submit.value.headers["content-type"] == "application/json"
+    assert p.is_hidden("#scene-error")
+    p.wait_for_selector("#job[data-status=queued]")
+    job_id = p.text_content("#job-id")
+    job = idle_service.get(f"/v1/generations/{job_id}")
+    assert job["kind"] == "scene" and job["options"] == {"text": body["text"], "seed": 7,
+                                                         "room_size": [4.5, 3.5, 2.6]}
+    assert p.get_attribute("#job", "data-kind") == "scene"
+    assert p.text_content("#job-queue").startswith("position in queue:")
+    assert events.value.url.endswith(f"/v1/generations/{job_id}/events")
+    p.click("#scene-cancel")
+    p.wait_for_selector("#job[data-status=canceled]")
+    assert p.is_hidden("#scene-cancel") and p.is_hidden("#scene-result")
+    assert idle_service.get(f"/v1/generations/{job_id}")["status"] == "canceled"
+
+    # without a room size the body has none (the service picks one); a new Idempotency-Key per submission
+    for field in ("#room-width", "#room-depth", "#room-height"):
+        p.fill(field, "")
+    with p.expect_request(lambda r: r.url.endswith("/v1/scenes") and r.method == "POST") as again:
+        p.click("#scene-submit")
+    assert json.loads(again.value.post_data) == {"text": "a bedroom with a bed and a wardrobe", "seed": 7}
+    assert again.value.headers["idempotency-key"] != submit.value.headers["idempotency-key"]
+    p.wait_for_function(f"document.getElementById('job-id').textContent !== '{job_id}'")
+    p.wait_for_selector("#job[data-status=queued]")
+    p.click("#scene-cancel")
+    p.wait_for_selector("#job[data-status=canceled]")
+    assert not [e for e in page.errors if "/events" not in e]
+
+
+def test_a_refused_scene_shows_the_service_problem(idle_service: LiveService, page: Page) -> None:
+    p = page.open(idle_service.url + "/")
+    p.click("#mode-scene")
+    p.fill("#scene-text", "a kitchen with a table")
+    p.fill("#room-width", "80")  # above the schema's 50 m: the service answers 422 problem+json
+    p.fill("#room-depth", "4")
+    with p.expect_response(lambda r: r.url.endswith("/v1/scenes") and r.request.method == "POST") as answer:
+        p.click("#scene-submit")
+    assert answer.value.status == 422
+    problem = json.loads(answer.value.body())
+    p.wait_for_selector("#scene-error:not([hidden])")
+    assert problem["title"] in p.text_content("#scene-error")
+    assert "room_size" in p.text_content("#scene-error")
+    assert p.is_hidden("#form-error")
+    assert p.text_content("#scene-submit") == "Build scene" and p.is_enabled("#scene-submit")
+    assert not [e for e in page.errors if not e.startswith("console: Failed to load resource")]
+
+
+#: A scene's result as api.worker stores it: a noun left out, one built as a stand-in, an object the layout could not
+#: place, a relation it could not meet.
+SCENE_WITH_OMISSIONS: dict[str, Any] = {
+    "objects": 3, "unmet": ["next_to(chair, table) does not hold"], "collision_free": True,
+    "omissions": [
+        {"noun": "piano", "status": "left out", "stand_in": None, "objects": [],
+         "reason": "not an object Seed3D can build: the nearest known noun is 'keyboard' (similarity 0.59 < 0.64)"},
+        {"noun": "sink cabinet", "status": "substituted", "stand_in": "cabinet", "objects": ["cabinet"],
+         "reason": "Seed3D builds no sink cabinet; a plain cabinet stands in (from the word 'cabinet')"},
+        {"noun": "wardrobe", "status": "left out", "stand_in": None, "objects": ["wardrobe_2"],
+         "reason": "the layout search found no place for it"},
+    ]}
+
+
+def test_a_scene_shows_what_it_left_out_and_links_its_files(idle_service: LiveService, page: Page) -> None:
+    job_id = publish_scene_job(idle_service, SCENE_WITH_OMISSIONS,
+                               text="a bedroom with a piano, a sink cabinet and two wardrobes")
+    job = idle_service.get(f"/v1/generations/{job_id}")
+    assert {f["name"] for f in job["files"]} == {"urdf.zip", "mjcf.zip", "preview.png", "report.json"}
+    p = page.open(f"{idle_service.url}/#job={job_id}")
+    p.wait_for_selector("#job[data-status=succeeded]")
+    p.wait_for_selector("#scene-result:not([hidden])")
+    assert p.is_visible("#scene-form") and p.is_hidden("#generate-form")  # a scene job opens the scene panel
+    items = p.eval_on_selector_all("#omission-list li", "els => els.map(e => [e.dataset.noun, e.dataset.status, "
+                                                        "e.querySelector('.reason').textContent, e.textContent])")
+    assert [(noun, status, reason) for noun, status, reason, _ in items] == [
+        (o["noun"], o["status"], o["reason"]) for o in SCENE_WITH_OMISSIONS["omissions"]]
+    lines = [text for *_, text in items]
+    assert lines[0] == f"piano — left out: {SCENE_WITH_OMISSIONS['omissions'][0]['reason']}"
+    assert lines[1].startswith("sink cabinet — built as a cabinet: Seed3D builds no sink cabinet")
+    assert lines[2].startswith("wardrobe — left out (wardrobe_2): the layout search")
+    assert p.is_visible("#omission-list") and p.is_hidden("#omissions-none")
+    assert p.text_content("#scene-objects") == "3"
+    assert p.text_content("#scene-collision") == "collision-free"
+    assert p.get_attribute("#scene-collision", "data-ok") == "true"
+    assert p.eval_on_selector_all("#unmet-list li", "els => els.map(e => e.textContent)") == [
+        "next_to(chair, table) does not hold"]
+    assert p.is_hidden("#verdict") and p.is_hidden("#made-by") and p.is_hidden("#joints")
+    check_downloads(p, job, idle_service.url)
+    # no GLB: the scene's overview PNG shows instead of the 3D view
+    p.wait_for_selector("#preview:not([hidden])")
+    p.wait_for_function("document.getElementById('preview').complete && "
+                        "document.getElementById('preview').naturalWidth === 96")
+    assert p.is_hidden("#viewer-note")
+    p.wait_for_selector(f"#recent-list li[data-kind=scene]:has(a[title='{job_id}']) .kind")  # listed as a scene
+    assert page.errors == []
+
+
+def test_a_scene_that_built_everything_says_so(idle_service: LiveService, page: Page) -> None:
+    job_id = publish_scene_job(idle_service, {"objects": 1, "unmet": [], "collision_free": False, "omissions": []},
+                               text="a room with a table")
+    p = page.open(f"{idle_service.url}/#job={job_id}")
+    p.wait_for_selector("#scene-result:not([hidden])")
+    p.wait_for_selector("#omissions-none:not([hidden])")
+    assert p.text_content("#omissions-none") == "Everything the sentence named was built."
+    assert p.eval_on_selector_all("#omission-list li", "els => els.length") == 0
+    assert p.text_content("#scene-objects") == "1" and p.text_content("#scene-objects-word") == "object"
+    assert p.text_content("#scene-collision") == "has collisions"
+    assert p.is_hidden("#scene-unmet")
+    check_downloads(p, idle_service.get(f"/v1/generations/{job_id}"), idle_service.url)
+    # a generation opened next hides the scene's result and brings back the object form
+    other = publish_result_job(idle_service, NOT_FUNCTIONAL)
+    p.evaluate(f"location.hash = '#job={other}'")
+    p.wait_for_function(f"document.getElementById('job-id').textContent === '{other}'")
+    p.wait_for_selector("#verdict:not([hidden])")
+    assert p.is_hidden("#scene-result") and p.is_visible("#generate-form")
+    assert page.errors == []
+
+
+def test_a_scene_is_built_and_followed_live(service: LiveService, page: Page) -> None:
+    p = page.open(service.url + "/")
+    p.click("#mode-scene")
+    p.fill("#scene-text", "a bedroom with a bed, a piano and a medicine cabinet")
+    p.fill("#scene-seed", "1")
+    p.evaluate("""() => {
+        window.__seen = [];
+        new MutationObserver(() => window.__seen.push(document.getElementById('job-status').textContent))
+            .observe(document.getElementById('job'), {subtree: true, childList: true, characterData: true});
+    }""")
+    p.click("#scene-submit")
+    p.wait_for_selector("#job[data-status=succeeded], #job[data-status=failed], #job[data-status=canceled]",
+                        timeout=600_000)
+    job_id = p.text_content("#job-id")
+    job = service.get(f"/v1/generations/{job_id}")
+    assert job["status"] == "succeeded", f"{job['error']}\n{service.tail()}"
+    assert job["kind"] == "scene"
+    assert "running" in p.evaluate("window.__seen")
+    assert any(u.endswith(f"/v1/generations/{job_id}/events") for u in page.requests), "no event stream opened"
+    assert not any("polling instead" in m for m in page.infos), page.infos
+    p.wait_for_selector("#scene-result:not([hidden])")
+    shown = p.eval_on_selector_all("#omission-list li", "els => els.map(e => [e.dataset.noun, e.dataset.status, "
+                                                        "e.querySelector('.reason').textContent])")
+    assert shown == [[o["noun"], o["status"], o["reason"]] for o in job["result"]["omissions"]]
+    assert ["piano", "left out"] in [s[:2] for s in shown]
+    assert p.text_content("#scene-objects") == str(job["result"]["objects"])
+    check_downloads(p, job, service.url)
+    p.wait_for_selector("#preview:not([hidden])")
     assert page.errors == []
