@@ -124,7 +124,9 @@ _BULLET_MARGIN = 0.001
 
 
 #: How an object is held in the rest checks (``ValidationConfig.mount``).
-MOUNTS: tuple[str, ...] = ("floor", "wall")
+MOUNTS: tuple[str, ...] = ("floor", "wall", "ceiling")
+#: The mounts whose object's root is fixed to the world in the rest checks (screwed to a wall, hung from a ceiling).
+FIXED_MOUNTS: tuple[str, ...] = ("wall", "ceiling")
 
 
 @dataclass
@@ -185,9 +187,10 @@ class ValidationConfig:
     gravity: float = 9.81
     """Gravity (m/s²) along -Z."""
     mount: str | None = None
-    """How the object is held in the rest checks: ``"floor"`` (dropped free on the ground), ``"wall"`` (its root
-    fixed to the world, as a wall clock or a light switch is screwed to its wall; only its parts may move), or
-    None: an asset folder's ``asset.json`` says (metadata ``mount``), else the floor."""
+    """How the object is held in the rest checks: ``"floor"`` (dropped free on the ground), ``"wall"`` or
+    ``"ceiling"`` (its root fixed to the world, as a wall clock is screwed to its wall or a pendant lamp hangs from
+    its ceiling; only its parts may move), or None: an asset folder's ``asset.json`` says (metadata ``mount``),
+    else the floor."""
     robot: bool | None = None
     """Validate as a robot (True), as an object (False), or a robot when the file declares actuated joints (None:
     a URDF ``<transmission>``, an MJCF ``<actuator>``). A robot's joints are held by their motors in the rest
@@ -1447,9 +1450,9 @@ def _bullet_rest_check(path: Path, config: ValidationConfig) -> _Result:
         c.setGravity(0, 0, -config.gravity)
         c.setTimeStep(dt)
         plane = c.createMultiBody(baseMass=0, baseCollisionShapeIndex=c.createCollisionShape(c.GEOM_PLANE))
-        wall = config.mount == "wall"
-        b = _bullet_load(c, path, fixed=wall)
-        static = wall or c.getDynamicsInfo(b.id, -1)[0] <= 0  # a massless base is static in PyBullet
+        fixed = config.mount in FIXED_MOUNTS
+        b = _bullet_load(c, path, fixed=fixed)
+        static = fixed or c.getDynamicsInfo(b.id, -1)[0] <= 0  # a massless base is static in PyBullet
         gap = _bullet_ground_gap(c, b, plane)
         if not math.isfinite(gap):
             raise AssetFormatError(f"{path}: no link has a collision shape, so nothing can rest on the ground")
@@ -1480,8 +1483,8 @@ def _bullet_rest_check(path: Path, config: ValidationConfig) -> _Result:
                      for link in b.links]
         result = _rest_verdict("PyBullet", [b.names[i] for i in b.links], end - expected, speed, spin, drift,
                                -lowest, config, free_spin)
-        if wall:
-            result.message += " (wall-mounted: its root is fixed to the world)"
+        if fixed:
+            result.message += f" ({config.mount}-mounted: its root is fixed to the world)"
         elif static:
             result.message += " (massless base: static in PyBullet)"
         if config.robot and movable:
@@ -1881,7 +1884,7 @@ def _mj_rest(spec: Any, path: Path, config: ValidationConfig, free_root: str | N
     servos at each joint's force limit, as its controller would hold it.
     """
     mujoco = _import_mujoco()
-    if config.mount == "wall":  # screwed to its wall: no free joint, the root is fixed to the world
+    if config.mount in FIXED_MOUNTS:  # screwed to its wall, hung from its ceiling: the root is fixed to the world
         for joint in list(spec.joints):
             if joint.type == mujoco.mjtJoint.mjJNT_FREE:
                 spec.delete(joint)
@@ -1959,8 +1962,8 @@ def _mj_rest(spec: Any, path: Path, config: ValidationConfig, free_root: str | N
                      for j in range(m.body_jntadr[b], m.body_jntadr[b] + m.body_jntnum[b])) for b in bodies]
     result = _rest_verdict("MuJoCo", [m.body(b).name or f"body {b}" for b in bodies], d.xipos[bodies] - expected,
                            speed, spin, drift, -lowest, config, free_spin)
-    if config.mount == "wall":
-        result.message += " (wall-mounted: its root is fixed to the world)"
+    if config.mount in FIXED_MOUNTS:
+        result.message += f" ({config.mount}-mounted: its root is fixed to the world)"
     elif not free:
         result.message += " (no free joint: the model is fixed to the world)"
     if servos:
@@ -2820,9 +2823,10 @@ def _folder_suite(run: _Runner, root: Path, report: ValidationReport) -> None:
                 run.fail("asset.mount", root / "asset.json", f"metadata mount {mount!r} is not one of {MOUNTS}")
             else:
                 run.config = replace(run.config, mount=mount)
-                if mount == "wall":
-                    report.notes.append("asset.json says the object is wall-mounted: the rest checks fix its root "
-                                        "to the world, as its wall holds it (--mount floor drops it on the ground)")
+                if mount in FIXED_MOUNTS:
+                    report.notes.append(f"asset.json says the object is {mount}-mounted: the rest checks fix its "
+                                        f"root to the world, as its {mount} holds it (--mount floor drops it on the "
+                                        "ground)")
     name = None if asset is None else asset.name
     for fmt in FOLDER_FORMATS:
         path = _find_export(root, fmt, name)

@@ -65,14 +65,17 @@ def test_a_wall_clock_rests_on_its_wall_not_on_its_rim(tmp_path: Path) -> None:
     stood = validate_path(out, ValidationConfig(mount="floor"))
     assert stood.check("mjcf.rest_mujoco").status == "fail"  # on its rim it rolls: the wall is what holds it
     assert not any("wall-mounted" in n for n in stood.notes)
+    hung_high = validate_path(out, ValidationConfig(mount="ceiling"))  # a ceiling holds its root as a wall does
+    assert hung_high.check("mjcf.rest_mujoco").status == "pass"
+    assert "ceiling-mounted" in hung_high.check("urdf.rest_pybullet").message
 
 
 def test_floor_objects_say_so_and_a_bad_mount_is_refused(tmp_path: Path) -> None:
     assert generate("mug", 0).metadata["mount"] == "floor"
     assert {c: generate(c, 0).metadata["mount"] for c in ("clock", "switch", "window")} == dict.fromkeys(
         ("clock", "switch", "window"), "wall")
-    report = validate_path(tmp_path, ValidationConfig(mount="ceiling"))
-    assert not report.passed and report.checks[0].name == "input" and "ceiling" in report.checks[0].message
+    report = validate_path(tmp_path, ValidationConfig(mount="shelf"))
+    assert not report.passed and report.checks[0].name == "input" and "shelf" in report.checks[0].message
 
 
 def _support_margin(asset: Asset) -> float:
