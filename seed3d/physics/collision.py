@@ -584,6 +584,9 @@ def _fallback(vertices: FloatArray, cfg: CollisionConfig, warnings: list[str], w
 
 #: Voxels along the longest principal axis of the box decomposition's first try (halved until the boxes fit).
 BOX_RESOLUTION = 24
+#: The box decomposition works in the asset's own axes unless its principal axes' box is smaller than this share of
+#: the axis-aligned one.
+BOX_AXES_SLACK = 1.1
 
 
 def _box_fallback(vertices: FloatArray, faces: IntArray, cfg: CollisionConfig, warnings: list[str],
@@ -646,11 +649,12 @@ def _greedy_boxes(grid: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
 
 def box_decomposition(vertices: FloatArray, faces: IntArray, max_boxes: int,
                       resolution: int = BOX_RESOLUTION) -> list[tuple[FloatArray, IntArray]]:
-    """At most ``max_boxes`` boxes covering a mesh, in its principal axes: voxels its surface passes through (enclosed
-    cavities filled) merged greedily into boxes, on a grid of ``resolution`` voxels along its longest axis, halved
-    until they fit; each box is shrunk onto the surface samples in its voxels (within their spacing) and the mesh's
-    own box, and is at least 1 mm thick. Fast (well under a second for 100k faces) and never flat; coarser than CoACD
-    where the surface is slanted to the principal axes."""
+    """At most ``max_boxes`` boxes covering a mesh, in its own axes (in its principal axes when they hold it in a box
+    ``BOX_AXES_SLACK`` times smaller): voxels its surface passes through (enclosed cavities filled) merged greedily
+    into boxes, on a grid of ``resolution`` voxels along its longest axis, halved until they fit; each box is shrunk
+    onto the surface samples in its voxels (within their spacing) and the mesh's own box, and is at least 1 mm
+    thick. Fast (well under a second for 100k faces) and never flat; coarser than CoACD where the surface is slanted
+    to the box's axes."""
     from seed3d.physics.inertia import MIN_THICKNESS
 
     vertices = np.asarray(vertices, np.float64).reshape(-1, 3)
@@ -658,6 +662,11 @@ def box_decomposition(vertices: FloatArray, faces: IntArray, max_boxes: int,
     if len(vertices) < 4 or not len(faces):
         return []
     centre, axes, extents = geo.pca_box(vertices, MIN_THICKNESS)
+    lo_w, hi_w = vertices.min(axis=0), vertices.max(axis=0)
+    if np.prod(np.maximum(hi_w - lo_w, MIN_THICKNESS)) <= BOX_AXES_SLACK * np.prod(extents):
+        # the asset's own axes hold it nearly as tightly: boxes stand square on its base (the principal axes of a
+        # nearly cubic cabinet are tilted, and their boxes poke below its feet)
+        centre, axes, extents = (lo_w + hi_w) / 2, np.eye(3), np.maximum(hi_w - lo_w, MIN_THICKNESS)
     local = (vertices - centre) @ axes.T
     box_lo, box_hi = -extents / 2, extents / 2
     n = max(1, int(resolution))

@@ -67,6 +67,26 @@ def test_box_decomposition_respects_the_cap_and_covers_the_mesh() -> None:
         assert covered.all()
 
 
+def test_boxes_of_a_nearly_cubic_cabinet_stand_square_on_its_feet() -> None:
+    """A carcass about as tall as it is wide with a handle on one side has tilted principal axes; its boxes are cut
+    in its own axes, so none pokes below its feet or out of its box (75 mm did here; on a welded cabinet 35 mm did,
+    and it stood tilted and its doors swung open)."""
+    pieces = [trimesh.creation.box([0.41, 0.97, 0.8], trimesh.transformations.translation_matrix([0, 0, 0.48]))]
+    for x in (-0.18, 0.18):
+        for y in (-0.45, 0.45):
+            pieces.append(trimesh.creation.box([0.04, 0.04, 0.08],
+                                               trimesh.transformations.translation_matrix([x, y, 0.04])))
+    pieces.append(trimesh.creation.box([0.03, 0.02, 0.2],  # a handle high on one side tilts the principal axes
+                                       trimesh.transformations.translation_matrix([0.22, 0.4, 0.68])))
+    cab = trimesh.util.concatenate(pieces)
+    lo, hi = cab.bounds
+    boxes = box_decomposition(cab.vertices, cab.faces, 64)
+    corners = np.concatenate([v for v, _ in boxes])
+    assert (corners.min(axis=0) >= lo - 1e-3).all() and (corners.max(axis=0) <= hi + 1e-3).all()
+    feet = [v for v, _ in boxes if v[:, 2].min() < lo[2] + 0.01]
+    assert feet and all(abs(v[:, 2].min() - lo[2]) < 1e-3 for v in feet)
+
+
 @pytest.mark.parametrize("thickness", [1e-6, 2e-7])
 def test_thin_plate_part_gets_no_flat_hull(tmp_path: Path, thickness: float) -> None:
     """A plate thinner than the validator accepts as a hull gets a thickened box, not its own flat hull."""
