@@ -161,7 +161,8 @@ def build_freeform(b: AssetBuilder) -> None:
     elif attach == "flap":
         fx0, fx1 = float(lo[0]), float(hi[0])
         fy = float((hi[1] - lo[1]) * 0.4)
-        flap = box([fx0, -fy, top + g], [fx1, fy, top + g + 0.01])
+        ft = max(0.01, 0.1 * scale)  # a slab as heavy as a lid of its size: 1 cm on a small shape, 6 cm on 60 cm
+        flap = box([fx0, -fy, top + g], [fx1, fy, top + g + ft])
         b.add("flap", flap, "lid", afin, root, "lid", origin=[fx0, 0, top + g], axis=[0, -1, 0],
               upper=float(np.pi / 2))
         a["extras"].append("a flap on top hinged at the back")
