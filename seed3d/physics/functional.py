@@ -253,6 +253,14 @@ CATEGORY_KINDS: dict[str, CategoryKinds] = {
     "towel_rack": _ck([], ["arm"]),
     "coat_rack": _ck([], []),
     "kitchen_counter": _ck(["door", "lever"], ["drawer"]),
+    # lamps, hood, curtains and rug (seed3d.synth.decor): a floor lamp's foot switch and an arc lamp's tilting head,
+    # a pendant swinging under its canopy, a hood's buttons and grease filters (hinged panels) and its slide-out
+    # visor, curtain panels sliding on their rod; a rug has nothing that moves
+    "floor_lamp": _ck(["button"], ["arm"]),
+    "ceiling_lamp": _ck(["arm"], []),
+    "range_hood": _ck(["button", "hinge"], ["slider"]),
+    "curtain_rod": _ck(["slider"], []),
+    "rug": _ck([], []),
 }
 
 #: Part labels whose count in ``metadata.attributes.parts`` is a count of moving parts asked for (each such part

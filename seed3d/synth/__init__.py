@@ -12,7 +12,7 @@ from typing import Any
 
 from seed3d.asset import Asset
 from seed3d.errors import InvalidInputError
-from seed3d.synth import appliances, containers, freeform, furniture, household, misc, partnet, rooms, tools
+from seed3d.synth import appliances, containers, decor, freeform, furniture, household, misc, partnet, rooms, tools
 from seed3d.synth.core import SYNTH_VERSION, AssetBuilder, Category, Param
 
 #: The first 27 categories, in their fixed order: the data configs' default (the shipped weights were trained on
@@ -24,9 +24,10 @@ BASE_CATEGORIES: tuple[str, ...] = (
 )
 
 #: Modules of the categories added after the first 27 (each lists its own in order): handheld tools and small
-#: devices, household appliances and fixtures, room furniture, then the kitchen pot and folding chair (appended
-#: last, so the categories before them keep their places).
-_MORE = (tools, household, rooms, partnet)
+#: devices, household appliances and fixtures, room furniture, the kitchen pot and folding chair, then the
+#: furnishings (floor and ceiling lamps, range hood, curtain rod, rug), each module appended after the last so the
+#: categories before it keep their places.
+_MORE = (tools, household, rooms, partnet, decor)
 
 _ALL = {c.name: c for mod in (furniture, appliances, containers, misc, freeform, *_MORE) for c in mod.CATEGORIES}
 

@@ -229,8 +229,10 @@ class Category:
     builder: Callable[[AssetBuilder], None] = field(repr=False, compare=False)
     nouns: tuple[str, ...] = ()
     mount: str = "floor"
-    """Where the object is used: ``"floor"`` (it stands on the ground, a table or a shelf) or ``"wall"`` (screwed
-    to a wall: a clock, a light switch, a window; the validator holds its root fixed, scenes hang it)."""
+    """Where the object is used: ``"floor"`` (it stands on the ground, a table or a shelf), ``"wall"`` (screwed
+    to a wall: a clock, a light switch, a window; the validator holds its root fixed, scenes hang it) or
+    ``"ceiling"`` (hung from the ceiling: a pendant lamp, its top the highest point; the validator holds its root
+    fixed, as for ``"wall"``)."""
 
     def summary(self) -> str:
         """One line: name, description and parameters with their ranges."""

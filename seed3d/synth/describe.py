@@ -120,8 +120,9 @@ def _legs_phrase(legs: dict[str, Any], rng: np.random.Generator) -> str:
 
 
 def describe(attrs: dict[str, Any], rng: np.random.Generator, nouns: tuple[str, ...] = ()) -> str:
-    """A one-paragraph description of an asset from its attributes (wording drawn from ``rng``)."""
+    """A one-paragraph description from the attributes (wording from ``rng``; their ``nouns`` replace ``nouns``)."""
     cat = attrs.get("category", "object")
+    nouns = tuple(attrs.get("nouns") or ()) or nouns
     noun = _pick(rng, nouns) if nouns else cat.replace("_", " ")
     kind = attrs.get("kind")
     if kind and kind not in noun:

@@ -17,8 +17,15 @@ NAMES = [c.name for c in PARTNET]
 
 
 def test_registered_last_so_earlier_categories_keep_their_places() -> None:
+    """Appended after the room furniture (only the furnishings of ``seed3d.synth.decor`` come after them)."""
+    from seed3d.synth.decor import CATEGORIES as DECOR
+    from seed3d.synth.rooms import CATEGORIES as ROOMS
+
     assert NAMES == ["kitchen_pot", "folding_chair"]
-    assert list_categories()[-2:] == NAMES and all(n in CATEGORIES for n in NAMES)
+    names = list_categories()
+    at = names.index(ROOMS[-1].name) + 1
+    assert names[at:at + 2] == NAMES and names[at + 2:] == [c.name for c in DECOR]
+    assert all(n in CATEGORIES for n in NAMES)
 
 
 @pytest.mark.parametrize("category", NAMES)
