@@ -8,7 +8,8 @@
 - **in bounds**: every vertex lies inside the room (walls, floor, ceiling) within ``tolerance``;
 - **support**: every object rests within 1 cm on the floor or on the top of another object under its centre; what
   is screwed to a wall (asset metadata ``mount == "wall"``: a clock, a switch, a window) is held by its wall when
-  its back is within ``wall_tolerance`` of one and it faces the room (reported as ``"wall"``);
+  its back is within ``wall_tolerance`` of one and it faces the room (reported as ``"wall"``); what hangs from the
+  ceiling (``mount == "ceiling"``: a pendant lamp) is held by it when its top is within 1 cm of it (``"ceiling"``);
 - **relations**: each relation of the plan, tested on the meshes with the thresholds of ``seed3d.scene.plan``;
 - **navigability**: the floor is rasterised (``nav_cell``), every part's footprint (2-D convex hull) is an
   obstacle (but for objects whose bottom is above ``robot_height``: a wall clock, a window), the robot (radius
@@ -32,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from seed3d.asset import Mesh, Scene, SceneObject
-from seed3d.scene.plan import WALL_MOUNTED
+from seed3d.scene.plan import CEILING_MOUNTED, WALL_MOUNTED
 from seed3d.scene.solve import (
     CENTRE_RADIUS,
     FACING_ANGLE,
@@ -262,12 +263,19 @@ def _rests_on(info: _ObjInfo, other: _ObjInfo, tol: float) -> tuple[bool, float 
     return _inside(info.centre, other.poly) and abs(top - info.zmin) <= tol, top
 
 
-def wall_mounted(obj: SceneObject) -> bool:
-    """Whether a scene object is screwed to a wall (its asset's ``mount``, else its category's: ``WALL_MOUNTED``)."""
+def mount_of(obj: SceneObject) -> str:
+    """How a scene object is held: its asset's ``mount``, else its category's (``WALL_MOUNTED``:
+    ``"wall"``, ``CEILING_MOUNTED``: ``"ceiling"``), else ``"floor"``."""
     mount = obj.asset.metadata.get("mount")
     if mount is None:
-        return str(obj.asset.metadata.get("category", "")) in WALL_MOUNTED
-    return mount == "wall"
+        category = str(obj.asset.metadata.get("category", ""))
+        return "wall" if category in WALL_MOUNTED else "ceiling" if category in CEILING_MOUNTED else "floor"
+    return str(mount)
+
+
+def wall_mounted(obj: SceneObject) -> bool:
+    """Whether a scene object is screwed to a wall (``mount_of``)."""
+    return mount_of(obj) == "wall"
 
 
 _INWARD = {"north": (0.0, -1.0), "south": (0.0, 1.0), "east": (-1.0, 0.0), "west": (1.0, 0.0)}
@@ -292,8 +300,8 @@ def _against(s: _ObjInfo, size: FloatArray, walls: list[str], tol: float) -> str
 
 def _support(infos: dict[str, _ObjInfo], tol: float, size: FloatArray | None = None, wall_tol: float = 0.02
              ) -> dict[str, str | None]:
-    """Each object → 'floor', the object it rests on, 'wall' (screwed to a wall it touches), or None (floating
-    or sunk)."""
+    """Each object → 'floor', the object it rests on, 'wall' (screwed to a wall it touches), 'ceiling' (hung from
+    the ceiling its top touches), or None (floating or sunk)."""
     out: dict[str, str | None] = {}
     for n, info in infos.items():
         if abs(info.zmin) <= tol:
@@ -301,6 +309,9 @@ def _support(infos: dict[str, _ObjInfo], tol: float, size: FloatArray | None = N
             continue
         if size is not None and wall_mounted(info.obj) and _against(info, size, list(_INWARD), wall_tol):
             out[n] = "wall"
+            continue
+        if size is not None and mount_of(info.obj) == "ceiling" and abs(float(size[2]) - info.zmax) <= tol:
+            out[n] = "ceiling"
             continue
         out[n] = None
         for m, other in infos.items():

@@ -100,6 +100,9 @@ class RoomType:
 #: they hang against a wall at their ``MOUNT_HEIGHTS`` height, never stand on the floor or on a top, and are fixed
 #: to the world.
 WALL_MOUNTED: tuple[str, ...] = tuple(name for name, cat in _SYNTH_CATEGORIES.items() if cat.mount == "wall")
+#: Categories hung from the ceiling (``mount == "ceiling"``: a pendant lamp): their top at the ceiling, anywhere over
+#: the room (above what stands there), never on the floor nor on a top, fixed to the world.
+CEILING_MOUNTED: tuple[str, ...] = tuple(name for name, cat in _SYNTH_CATEGORIES.items() if cat.mount == "ceiling")
 #: Categories that stand against a wall in any room (plus each room type's own ``wall`` list and every
 #: ``WALL_MOUNTED`` category).
 WALL_CATEGORIES: tuple[str, ...] = ("wardrobe", "refrigerator", "oven", "dishwasher", "washing_machine",
@@ -107,12 +110,14 @@ WALL_CATEGORIES: tuple[str, ...] = ("wardrobe", "refrigerator", "oven", "dishwas
                                     "bathtub", "coat_rack", "kitchen_counter", "toilet", "safe")
 #: Categories fixed to the world instead of free bodies (a door frame sits in its wall, a tap on its counter, and
 #: what is screwed to a wall): the one list ``seed3d.scene.compose`` reads.
-FIXED_CATEGORIES: tuple[str, ...] = ("door", "faucet", *WALL_MOUNTED)
+FIXED_CATEGORIES: tuple[str, ...] = ("door", "faucet", *WALL_MOUNTED, *CEILING_MOUNTED)
 #: Height of a wall-mounted object above the floor: category → (what is measured, meters): ``"centre"`` (a clock
-#: at eye level, a light switch at hand height) or ``"bottom"`` (a window's sill). Other wall-mounted categories
-#: hang with their centre at ``DEFAULT_MOUNT``. See ``mount_height`` for the ceiling.
+#: at eye level, a light switch at hand height), ``"bottom"`` (a window's sill, a cooker hood 65 cm over a 90 cm
+#: worktop) or ``"top"`` (a curtain rod over a window). Other wall-mounted categories hang with their centre at
+#: ``DEFAULT_MOUNT``. See ``mount_height`` for the ceiling.
 MOUNT_HEIGHTS: dict[str, tuple[str, float]] = {
-    "clock": ("centre", 1.7), "switch": ("centre", 1.1), "window": ("bottom", 0.9),
+    "clock": ("centre", 1.7), "switch": ("centre", 1.1), "window": ("bottom", 0.9), "range_hood": ("bottom", 1.55),
+    "curtain_rod": ("top", 2.3),
 }
 DEFAULT_MOUNT: tuple[str, float] = ("centre", 1.5)
 #: Least room (m) between a wall-mounted object's top and the ceiling (a window's lintel, a clock's hook).
@@ -225,16 +230,19 @@ SIZE_FACTORS: dict[str, tuple[float, float, float]] = {
 
 
 def mount_height(category: str, height: float, room_height: float) -> float | None:
-    """How high (m) the bottom of a wall-mounted object of ``height`` hangs in a room ``room_height`` high, or
-    None for a category that is not ``WALL_MOUNTED``.
+    """How high (m) the bottom of a wall- or ceiling-mounted object of ``height`` hangs in a room ``room_height``
+    high, or None for a category that is neither ``WALL_MOUNTED`` nor ``CEILING_MOUNTED``.
 
-    ``MOUNT_HEIGHTS`` says where it goes (a clock's centre at 1.7 m, a switch's at 1.1 m, a window's sill at
-    0.9 m); its top stays ``MOUNT_CEILING_GAP`` under the ceiling (a room too low for that gets it lower); in a
-    room too low even for that it is centred in the height, and never below the floor."""
+    What hangs from the ceiling has its top at the ceiling (never below the floor). ``MOUNT_HEIGHTS`` says where a
+    wall-mounted object goes (a clock's centre at 1.7 m, a switch's at 1.1 m, a window's sill at 0.9 m); its top
+    stays ``MOUNT_CEILING_GAP`` under the ceiling (a room too low for that gets it lower); in a room too low even
+    for that it is centred in the height, and never below the floor."""
+    if category in CEILING_MOUNTED:
+        return max(0.0, room_height - height)
     if category not in WALL_MOUNTED:
         return None
     what, z = MOUNT_HEIGHTS.get(category, DEFAULT_MOUNT)
-    bottom = z - height / 2 if what == "centre" else z
+    bottom = {"centre": z - height / 2, "top": z - height}.get(what, z)
     top_limit = room_height - MOUNT_CEILING_GAP
     if bottom + height > top_limit:
         bottom = top_limit - height
@@ -1264,16 +1272,21 @@ def complete_plan(plan: LayoutPlan, grow_room: bool = False) -> LayoutPlan:
 
 
 def _hang_wall_mounted(plan: LayoutPlan, rels: list[Relation]) -> list[Relation]:
-    """Relations with what is screwed to a wall (``WALL_MOUNTED``) never standing on, under or amid anything:
-    such an 'on', 'under' or 'centred' is dropped (a note says so) and the object hangs against a wall."""
-    mounted = {g.id: g for g in plan.objects if g.category in WALL_MOUNTED}
+    """Relations with what is screwed to a wall (``WALL_MOUNTED``) or hung from the ceiling (``CEILING_MOUNTED``)
+    never standing on, under or amid anything: such an 'on', 'under' or 'centred' (for the ceiling: 'on', 'under'
+    or 'against_wall') is dropped (a note says so) and the object hangs on a wall or from the ceiling."""
+    dropped = {**{g.id: (g, ("on", "under", "centred"), "on a wall") for g in plan.objects
+                  if g.category in WALL_MOUNTED},
+               **{g.id: (g, ("on", "under", "against_wall"), "from the ceiling") for g in plan.objects
+                  if g.category in CEILING_MOUNTED}}
     out = []
     for r in rels:
-        g = mounted.get(r.subject)
-        if g is not None and r.type in ("on", "under", "centred"):
-            where = "in the middle of the room" if r.type == "centred" else \
+        g, types, how = dropped.get(r.subject, (None, (), ""))
+        if g is not None and r.type in types:
+            where = "in the middle of the room" if r.type == "centred" else "against a wall" \
+                if r.type == "against_wall" else \
                 f"{r.type} the {plan.group(r.target).noun or r.target}" if r.target else r.type
-            plan.notes.append(f"a {g.noun or g.category} hangs on a wall; '{where}' was not kept")
+            plan.notes.append(f"a {g.noun or g.category} hangs {how}; '{where}' was not kept")
             continue
         out.append(r)
     return out
@@ -1289,7 +1302,7 @@ def _grow_room(plan: LayoutPlan) -> None:
     need = 0.0
     longest = 0.0
     for g in plan.objects:
-        if g.id in carried or g.category in WALL_MOUNTED:  # what hangs on a wall takes no floor
+        if g.id in carried or g.category in WALL_MOUNTED or g.category in CEILING_MOUNTED:  # what hangs takes no floor
             continue
         size = g.size or TYPICAL_SIZE.get(g.category, (0.5, 0.5, 0.5))
         need += g.count * (size[0] + 0.1) * (size[1] + 0.1)
@@ -1328,6 +1341,8 @@ def describe_object(g: ObjectSpec, plan: LayoutPlan, relations: list[Relation]) 
         elif r.target:
             other = next((o.noun or o.category for o in plan.objects if o.id == r.target), r.target)
             where.append(f"{r.type.replace('_', ' ')} the {other}")
+    if g.category in CEILING_MOUNTED:
+        where.insert(0, "hanging from the ceiling")
     article = "" if g.count > 1 else ("an " if head[:1] in "aeiou" else "a ")
     count = f"{g.count} " if g.count > 1 else ""
     text = f"{article}{count}{head}"
@@ -1458,7 +1473,7 @@ class LLMPlanner:
 
 
 __all__ = [
-    "FIXED_CATEGORIES", "MOUNT_HEIGHTS", "OBJECT_RELATIONS", "PLAN_JSON_SCHEMA", "PLAN_SCHEMA",
+    "CEILING_MOUNTED", "FIXED_CATEGORIES", "MOUNT_HEIGHTS", "OBJECT_RELATIONS", "PLAN_JSON_SCHEMA", "PLAN_SCHEMA",
     "PLAN_SCHEMA_VERSION", "RELATION_TYPES", "ROOM_SUPPORTER", "ROOM_TYPES", "TABLETOP", "TYPICAL_SIZE", "WALLS",
     "WALL_CATEGORIES", "WALL_MOUNTED", "Instance", "InstanceRelation", "LLMPlanner", "LayoutPlan", "ObjectSpec",
     "PlanError", "Planner", "Relation", "Room", "RoomType", "RulePlanner", "complete_plan", "get_planner",

@@ -18,7 +18,9 @@ Hard constraints (every candidate pose is tested against them, vectorised over c
   in it (a sink let into a worktop: ``SupportHoles``);
 - wall objects stand with their back ``wall_gap`` from a wall, facing into the room; what is screwed to a wall
   (``seed3d.scene.plan.WALL_MOUNTED``: a clock, a light switch, a window) hangs so, at its mount height
-  (``seed3d.scene.plan.mount_height``), above whatever stands there (the z intervals keep them apart);
+  (``seed3d.scene.plan.mount_height``), above whatever stands there (the z intervals keep them apart); what hangs
+  from the ceiling (``seed3d.scene.plan.CEILING_MOUNTED``: a pendant lamp) is placed as a floor object is, its top
+  at the ceiling;
 - openable parts sweep clear of every other object (sweeps of two objects may overlap: doors are not all
   opened at once);
 - relations hold (``on``, ``under``, ``against_wall`` by construction; the rest by predicate);
@@ -482,7 +484,8 @@ class _Obj:
     hub: int = 0
     """How many objects relate to this one (next to, facing, …): a hub keeps space around itself."""
     mount_z: float | None = None
-    """Height (m) of the origin of an object screwed to a wall (``seed3d.scene.plan.mount_height``), else None."""
+    """Height (m) of the origin of an object screwed to a wall or hung from the ceiling
+    (``seed3d.scene.plan.mount_height``), else None."""
 
     @property
     def floor(self) -> bool:
@@ -490,7 +493,7 @@ class _Obj:
 
     @property
     def mounted(self) -> bool:
-        """Hung on a wall: takes no floor and no wall length at floor level."""
+        """Hung on a wall or from the ceiling: takes no floor and no wall length at floor level."""
         return self.mount_z is not None and self.support is None and self.under is None
 
 
@@ -681,7 +684,7 @@ class _Solver:
                 yws.append(fy)
             del yaw_sets
             x, y, yaw = np.concatenate(xs), np.concatenate(ys), np.concatenate(yws)
-            z = np.full_like(x, cfg.rest_gap)
+            z = np.full_like(x, o.mount_z if o.mounted else cfg.rest_gap)  # a pendant hangs from the ceiling
             if o.row_prev is not None and o.row_prev in self.placed:
                 rx, ry, ryaw = self._row_slots(o)
                 x, y, yaw = np.concatenate([x, rx]), np.concatenate([y, ry]), np.concatenate([yaw, ryaw])
@@ -1204,7 +1207,7 @@ class _Solver:
 
 
 def _objects_from_plan(plan: Any, geometries: dict[str, ObjectGeometry]) -> list[_Obj]:
-    from seed3d.scene.plan import mount_height
+    from seed3d.scene.plan import WALL_MOUNTED, mount_height
 
     objs: dict[str, _Obj] = {}
     room_h = float(plan.room.size[2])
@@ -1233,7 +1236,7 @@ def _objects_from_plan(plan: Any, geometries: dict[str, ObjectGeometry]) -> list
         if r.type in ("next_to", "facing", "in_front_of", "left_of", "right_of") and r.target in objs:
             objs[r.target].hub += 1
     for o in objs.values():  # what is screwed to a wall hangs on one, whatever the plan says
-        if o.mounted and o.wall is None:
+        if o.mounted and o.wall is None and o.category in WALL_MOUNTED:
             o.wall = "wall"
     return list(objs.values())
 

@@ -14,6 +14,7 @@ from seed3d.physics.validate import validate_scene
 from seed3d.scene.checks import check_scene
 from seed3d.scene.compose import ComposeConfig, SceneResult, compose_scene
 from seed3d.scene.plan import (
+    CEILING_MOUNTED,
     FIXED_CATEGORIES,
     MOUNT_CEILING_GAP,
     SUPPORTERS,
@@ -46,8 +47,9 @@ def _on(plan: LayoutPlan) -> dict[str, str]:
 
 def test_planner_tables_know_the_new_categories() -> None:
     assert set(WALL_MOUNTED) == {c for c, cat in CATEGORIES.items() if cat.mount == "wall"} == \
-        {"clock", "switch", "window"}
-    assert {"door", "faucet", *WALL_MOUNTED} == set(FIXED_CATEGORIES)
+        {"clock", "switch", "window", "range_hood", "curtain_rod"}
+    assert set(CEILING_MOUNTED) == {"ceiling_lamp"}
+    assert {"door", "faucet", *WALL_MOUNTED, *CEILING_MOUNTED} == set(FIXED_CATEGORIES)
     assert {"toilet", "safe"} <= set(WALL_CATEGORIES)
     for name, cat in CATEGORIES.items():  # a typical size within the category's extent range
         if name == "freeform":
@@ -76,6 +78,10 @@ def test_mount_heights() -> None:
     assert low is not None and low + 1.3 == pytest.approx(2.1 - MOUNT_CEILING_GAP) and low < 0.9
     clock = mount_height("clock", 0.4, 1.9)
     assert clock is not None and clock + 0.4 <= 1.9 - MOUNT_CEILING_GAP + 1e-9
+    assert mount_height("range_hood", 0.9, 2.6) == pytest.approx(1.55)  # 65 cm over a 90 cm worktop
+    assert mount_height("curtain_rod", 1.9, 2.6) == pytest.approx(2.3 - 1.9)  # the rod's top at 2.3 m
+    assert mount_height("ceiling_lamp", 0.8, 2.6) == pytest.approx(1.8)  # its canopy against the ceiling
+    assert mount_height("ceiling_lamp", 3.0, 2.6) == 0.0
 
 
 # --------------------------------------------------------------------------------------------- planning
@@ -262,3 +268,44 @@ def test_wall_room_passes_the_physics_validator(wall_room: tuple[Path, SceneResu
     assert report.passed, [(c.name, c.status, c.message) for c in report.checks if c.status != "pass"]
     assert report.check("scene.load").numbers.get("objects") == 3
     assert report.check("scene.load_urdf_mujoco").numbers["free"] == 1  # the cabinet; clock and window are fixed
+
+
+def test_lamps_hood_curtains_and_rug_are_planned_where_they_belong() -> None:
+    plan = plan_scene("a living room with a sofa, a rug, a floor lamp, a pendant lamp over the sofa and a curtain "
+                      "rod on the wall")
+    cats = {g.id: g.category for g in plan.objects}
+    assert set(cats.values()) == {"sofa", "rug", "floor_lamp", "ceiling_lamp", "curtain_rod"}
+    ceiling = next(i for i, c in cats.items() if c == "ceiling_lamp")
+    assert plan.group(ceiling).fixed and not any(r.subject == ceiling and r.type in ("on", "under", "against_wall")
+                                                 for r in plan.relations)
+    rod = next(i for i, c in cats.items() if c == "curtain_rod")
+    assert f"against_wall({rod}, wall)" in _rels(plan) and plan.group(rod).fixed
+    hood = plan_scene("a kitchen with an oven and a range hood on the wall")
+    assert any(g.category == "range_hood" and g.fixed for g in hood.objects)
+
+
+@pytest.fixture(scope="module")
+def lit_room(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, SceneResult]:
+    """A room with a table, a pendant lamp, a floor lamp and a rug (no render, no settle)."""
+    out = tmp_path_factory.mktemp("scenes") / "lit_room"
+    plan = plan_scene("a room with a table, a ceiling lamp, a floor lamp and a rug", room_size=(4.0, 4.0, 2.6))
+    result = compose_scene(plan, seed=0, out=out, config=ComposeConfig(candidates=2, render=False, settle=False))
+    return out, result
+
+
+def test_a_pendant_hangs_from_the_ceiling_over_the_floor(lit_room: tuple[Path, SceneResult]) -> None:
+    out, result = lit_room
+    scene = result.scene
+    objs = {o.asset.metadata.get("category"): o for o in scene.objects}
+    lamp = objs["ceiling_lamp"]
+    top = lamp.position[2] + lamp.asset.bounds()[1][2]
+    assert top == pytest.approx(2.6, abs=0.01)  # its canopy at the ceiling
+    checks = result.report["checks"]
+    assert checks["collision_free"], checks["collisions"]
+    assert checks["in_bounds"] and checks["navigable"]
+    support = {scene.objects[i].asset.metadata.get("category"): v for i, v in
+               enumerate(checks["support"][o.name] for o in scene.objects)}
+    assert support["ceiling_lamp"] == "ceiling" and support["rug"] == "floor" and support["floor_lamp"] == "floor"
+    assert lamp.name in scene.metadata["fixed"]
+    report = validate_scene(out)
+    assert report.passed, [(c.name, c.status, c.message) for c in report.checks if c.status != "pass"]
