@@ -52,6 +52,7 @@ POOR_STAND_INS: frozenset[str] = frozenset()
 NOMINAL_DIMENSION: dict[str, str] = {
     "dishwasher": "width", "oven": "width", "washing_machine": "width", "refrigerator": "width",
     "microwave": "width", "kitchen_counter": "width", "vanity": "width", "tv_stand": "width", "desk": "width",
+    "range_hood": "width", "curtain_rod": "width",
 }
 
 #: Part nouns (singular) → the count parameter they set.
@@ -59,7 +60,7 @@ COUNT_NOUNS: dict[str, str] = {
     "door": "doors", "drawer": "drawers", "shelf": "shelves", "leg": "legs", "wheel": "wheels", "castor": "wheels",
     "caster": "wheels", "burner": "burners", "hob": "burners", "knob": "dials", "dial": "dials", "button": "buttons",
     "handle": "handles", "tap handle": "handles", "shelves": "shelves", "hook": "hooks", "slice": "slots",
-    "slot": "slots",
+    "slot": "slots", "curtain": "panels", "filter": "filters",
 }
 
 #: Phrases that set parameters of one category ("an office chair on wheels" is the office kind).
@@ -86,6 +87,11 @@ PHRASES: dict[str, tuple[tuple[str, dict[str, Any]], ...]] = {
                (r"swivel spout|swivelling|swiveling|pull[- ]out", {"spout": "swivel"})),
     "box": ((r"sliding lid|slide lid", {"lid": "sliding"}), (r"hinged lid|chest", {"lid": "hinged"})),
     "bottle": ((r"wine", {"style": "wine"}), (r"water", {"style": "water"}), (r"milk", {"style": "milk"})),
+    "rug": ((r"runner|hallway|stair", {"shape": "runner"}),),
+    "floor_lamp": ((r"arc|arched|arching|overarching|reading", {"kind": "arc"}),),
+    "ceiling_lamp": ((r"down[- ]?rod|on a rod|rod", {"suspension": "rod"}),),
+    "curtain_rod": ((r"pair of curtains|curtains|drapes|two (?:curtain )?panels", {"panels": 2}),
+                    (r"single curtain|one curtain|one panel", {"panels": 1})),
 }
 
 #: Part nouns (singular) → the finish parameter a material in front of them sets ("brass handles").
@@ -96,8 +102,14 @@ FINISH_ROLES: dict[str, str] = {
     "seat": "seat_finish", "frame": "frame_finish", "base": "base_finish", "shade": "shade_finish",
     "cushion": "cushion_finish", "body": "body_finish", "shell": "body_finish", "stand": "base_finish",
     "spout": "body_finish", "screen": "lid_finish", "pedestal": "leg_finish", "case": "body_finish",
-    "casing": "body_finish", "housing": "body_finish", "face": "dial_finish",
+    "casing": "body_finish", "housing": "body_finish", "face": "dial_finish", "curtain": "curtain_finish",
+    "rod": "rod_finish", "pole": "rod_finish", "canopy": "canopy_finish",
 }
+
+#: The finish a material or colour before the object's own noun sets where it is not ``body_finish`` (nor the
+#: category's first finish): "blue curtains" are their fabric. A noun that ends in a part word ("a brass curtain
+#: rod") names that part's finish instead.
+MAIN_FINISH: dict[str, str] = {"curtain_rod": "curtain_finish"}
 
 #: Finishes a part word falls back to, in order, where the category has no finish of the word's own.
 _ROLE_FALLBACKS: dict[str, tuple[str, ...]] = {
@@ -381,7 +393,10 @@ def _category(text: str, mapper: NounMapper | None) -> tuple[str | None, str, fl
     # part nouns outside the head clause ("with two doors", "a shelf") or after a count ("cupboard - 2 doors")
     # are parts, not objects
     counted = {h for h in hits if h[2] in COUNT_NOUNS and _COUNT_BEFORE.search(text[:h[0]])}
-    head = [h for h in head if h not in counted]
+    if any(h not in counted and h[2] not in COUNT_NOUNS and h[2] not in FINISH_ROLES for h in hits) \
+            or any(h not in counted for h in head):
+        head = [h for h in head if h not in counted]
+    # else "a door", "a single curtain": the part noun after a count is the only object the text names
     hits = [h for h in hits if h in head or (h[2] not in COUNT_NOUNS and h[2] not in FINISH_ROLES)]
     head_words = [w for w in re.findall(r"[a-z][a-z'-]*", text[:head_end]) if w not in _STOP
                   and w not in COUNT_WORDS and w not in SIZE_WORDS and w not in MATERIALS and w not in _colours()]
@@ -803,8 +818,11 @@ def _finishes(prog: Program, t: _Text, params: dict[str, Any], seed: int) -> Non
     roles = "|".join(sorted(map(re.escape, FINISH_ROLES), key=len, reverse=True))
     pat = re.compile(r"\b(?:(" + cols + r")(?![a-z])(?:-|\s+)?)?(?:(" + mats + r")\b\s*)?(?:(?:[a-z]+\s+)?(" + roles
                      + r")(?:e?s)?\b(?!-))?")
-    main = "body_finish" if "body_finish" in cat.params else next(
-        (n for n, p in cat.params.items() if p.is_finish), None)
+    main = MAIN_FINISH.get(cat.name) or ("body_finish" if "body_finish" in cat.params else next(
+        (n for n, p in cat.params.items() if p.is_finish), None))
+    head = singular(prog.noun.split()[-1]) if prog.noun else ""
+    if FINISH_ROLES.get(head) in cat.params:  # "a brass curtain rod": the rod
+        main = FINISH_ROLES[head]
     plain = "|".join(sorted((re.escape(k) for k, v in MATERIALS.items() if v[1] is None), key=len, reverse=True))
     hues = "|".join(sorted((re.escape(c) for c in COLOURS if c not in MATERIALS and c not in _named_materials()),
                            key=len, reverse=True))
@@ -815,6 +833,7 @@ def _finishes(prog: Program, t: _Text, params: dict[str, Any], seed: int) -> Non
         if t.free(m.start(), m.end()):
             t.text = t.text[:m.start()] + f"{m.group(2)} {m.group(1)}" + t.text[m.end():]
     from_material: dict[str, str] = {}  # target → kind set by a material word without its own colour
+    stated: dict[str, str] = {}  # target → the phrase that set it here
     for m in pat.finditer(t.text):
         colour, material, role = m.group(1), m.group(2), m.group(3)
         if colour in MATERIALS and material is None:  # "brass", "oak", "stainless steel": materials first
@@ -858,6 +877,13 @@ def _finishes(prog: Program, t: _Text, params: dict[str, Any], seed: int) -> Non
             prog.unplaced.append(f"{m.group(0).strip()!r}: a {prog.category} has no {what}")
             t.claim(m.start(), m.end())
             continue
+        if role is None and part_target is None and target in stated:
+            # "a wooden door with a glass panel": the door's finish is stated already; a second main finish is not
+            # silently put over it
+            prog.unplaced.append(f"{m.group(0).strip()!r}: the {prog.category.replace('_', ' ')}'s "
+                                 f"{target.replace('_', ' ')} is already {stated[target]!r}")
+            t.claim(m.start(), m.end())
+            continue
         prm = cat.params[target]
         if (material == "glass" and prm.finish_kinds and "glass" not in prm.finish_kinds
                 and "glass_finish" in cat.params and "window" in cat.params["glass_finish"].doc
@@ -883,6 +909,7 @@ def _finishes(prog: Program, t: _Text, params: dict[str, Any], seed: int) -> Non
                 kinds = [body.kind]
             value = f"{kinds[0]}:{colour}"
         if _set(prog, params, target, value, m.group(0).strip()):
+            stated[target] = m.group(0).strip()
             t.claim(m.start(), words_end)
             if role:
                 t.claim(m.start(3), m.end())

@@ -1231,6 +1231,10 @@ def complete_plan(plan: LayoutPlan, grow_room: bool = False) -> LayoutPlan:
         if g.category in SEATS and g.id not in related and tables:
             rels.append(Relation("next_to", g.id, tables[0].id, "default"))
             rels.append(Relation("facing", g.id, tables[0].id, "default"))
+    # a pendant the text relates to nothing hangs over the middle of the room
+    for g in plan.objects:
+        if g.category in CEILING_MOUNTED and not any(r.subject == g.id for r in rels):
+            rels.append(Relation("centred", g.id, "room", "default"))
     # bedside tables the text relates to nothing stand beside the bed
     beds = [g for g in plan.objects if g.category == "bed"]
     for g in plan.objects:

@@ -300,6 +300,7 @@ def test_a_pendant_hangs_from_the_ceiling_over_the_floor(lit_room: tuple[Path, S
     lamp = objs["ceiling_lamp"]
     top = lamp.position[2] + lamp.asset.bounds()[1][2]
     assert top == pytest.approx(2.6, abs=0.01)  # its canopy at the ceiling
+    assert np.linalg.norm(lamp.position[:2]) < 0.6  # over the middle of the room, the text saying nothing else
     checks = result.report["checks"]
     assert checks["collision_free"], checks["collisions"]
     assert checks["in_bounds"] and checks["navigable"]
