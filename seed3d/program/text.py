@@ -833,7 +833,7 @@ def _finishes(prog: Program, t: _Text, params: dict[str, Any], seed: int) -> Non
         if t.free(m.start(), m.end()):
             t.text = t.text[:m.start()] + f"{m.group(2)} {m.group(1)}" + t.text[m.end():]
     from_material: dict[str, str] = {}  # target → kind set by a material word without its own colour
-    stated: dict[str, str] = {}  # target → the phrase that set it here
+    stated: dict[str, tuple[str, str | None]] = {}  # target → the phrase that set it here and its material word
     for m in pat.finditer(t.text):
         colour, material, role = m.group(1), m.group(2), m.group(3)
         if colour in MATERIALS and material is None:  # "brass", "oak", "stainless steel": materials first
@@ -877,11 +877,12 @@ def _finishes(prog: Program, t: _Text, params: dict[str, Any], seed: int) -> Non
             prog.unplaced.append(f"{m.group(0).strip()!r}: a {prog.category} has no {what}")
             t.claim(m.start(), m.end())
             continue
-        if role is None and part_target is None and target in stated:
+        if role is None and part_target is None and target in stated and material and stated[target][1] \
+                and MATERIALS.get(material, (material,))[0] != MATERIALS.get(stated[target][1], (None,))[0]:
             # "a wooden door with a glass panel": the door's finish is stated already; a second main finish is not
             # silently put over it
             prog.unplaced.append(f"{m.group(0).strip()!r}: the {prog.category.replace('_', ' ')}'s "
-                                 f"{target.replace('_', ' ')} is already {stated[target]!r}")
+                                 f"{target.replace('_', ' ')} is already {stated[target][0]!r}")
             t.claim(m.start(), m.end())
             continue
         prm = cat.params[target]
@@ -909,7 +910,7 @@ def _finishes(prog: Program, t: _Text, params: dict[str, Any], seed: int) -> Non
                 kinds = [body.kind]
             value = f"{kinds[0]}:{colour}"
         if _set(prog, params, target, value, m.group(0).strip()):
-            stated[target] = m.group(0).strip()
+            stated[target] = (m.group(0).strip(), material)
             t.claim(m.start(), words_end)
             if role:
                 t.claim(m.start(3), m.end())

@@ -571,5 +571,6 @@ CATEGORIES: tuple[Category, ...] = (
               "border": flag(0.6, "a border band in another colour round the field"),
               "border_finish": finish_param("fabric", doc="border band (border)"),
               "border_width": frange(0.04, 0.12, "m (border)", draw="inline")},
-             (0.9, 0.6, 0.005), (3.0, 2.0, 0.02), build_rug, ("rug", "carpet", "area rug", "runner")),
+             (0.9, 0.6, 0.005), (3.0, 2.0, 0.02), build_rug,
+             ("rug", "carpet", "area rug", "hallway runner", "rug runner", "carpet runner")),
 )

@@ -11,7 +11,7 @@ import numpy as np
 
 from seed3d.asset import Mesh
 from seed3d.synth.core import AssetBuilder, Category, Param, choice, either, finish_param, flag, frange, irange
-from seed3d.synth.materials import KINDS
+from seed3d.synth.materials import KINDS, METAL_KINDS
 from seed3d.synth.primitives import (
     box,
     cylinder,
@@ -164,7 +164,7 @@ def build_freeform(b: AssetBuilder) -> None:
         ft = max(0.01, 0.1 * scale)  # a slab as heavy as a lid of its size: 1 cm on a small shape, 6 cm on 60 cm
         flap = box([fx0, -fy, top + g], [fx1, fy, top + g + ft])
         b.add("flap", flap, "lid", afin, root, "lid", origin=[fx0, 0, top + g], axis=[0, -1, 0],
-              upper=float(np.pi / 2))
+              upper=float(np.pi / 2), physical="sheet_metal" if afin.kind in METAL_KINDS else None)  # pressed, hollow
         a["extras"].append("a flap on top hinged at the back")
     if attach != "none":
         a["materials"]["attachment"] = afin
