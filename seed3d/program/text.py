@@ -107,8 +107,8 @@ FINISH_ROLES: dict[str, str] = {
 }
 
 #: The finish a material or colour before the object's own noun sets where it is not ``body_finish`` (nor the
-#: category's first finish): "blue curtains" are their fabric. A noun that ends in a part word ("a brass curtain
-#: rod") names that part's finish instead.
+#: category's first finish): "blue curtains" are their fabric. In a category without a body finish, a noun that ends
+#: in a part word ("a brass curtain rod") names that part's finish instead.
 MAIN_FINISH: dict[str, str] = {"curtain_rod": "curtain_finish"}
 
 #: Finishes a part word falls back to, in order, where the category has no finish of the word's own.
@@ -821,7 +821,7 @@ def _finishes(prog: Program, t: _Text, params: dict[str, Any], seed: int) -> Non
     main = MAIN_FINISH.get(cat.name) or ("body_finish" if "body_finish" in cat.params else next(
         (n for n, p in cat.params.items() if p.is_finish), None))
     head = singular(prog.noun.split()[-1]) if prog.noun else ""
-    if FINISH_ROLES.get(head) in cat.params:  # "a brass curtain rod": the rod
+    if "body_finish" not in cat.params and FINISH_ROLES.get(head) in cat.params:  # "a brass curtain rod": the rod
         main = FINISH_ROLES[head]
     plain = "|".join(sorted((re.escape(k) for k, v in MATERIALS.items() if v[1] is None), key=len, reverse=True))
     hues = "|".join(sorted((re.escape(c) for c in COLOURS if c not in MATERIALS and c not in _named_materials()),
