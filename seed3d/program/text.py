@@ -90,7 +90,7 @@ PHRASES: dict[str, tuple[tuple[str, dict[str, Any]], ...]] = {
     "rug": ((r"runner|hallway|stair", {"shape": "runner"}),),
     "floor_lamp": ((r"arc|arched|arching|overarching|reading", {"kind": "arc"}),),
     "ceiling_lamp": ((r"down[- ]?rod|on a rod|rod", {"suspension": "rod"}),),
-    "curtain_rod": ((r"pair of curtains|curtains|drapes|two (?:curtain )?panels", {"panels": 2}),
+    "curtain_rod": ((r"pair of curtains|curtain pair|curtains|drapes|two (?:curtain )?panels", {"panels": 2}),
                     (r"single curtain|one curtain|one panel", {"panels": 1})),
 }
 
