@@ -51,7 +51,8 @@ def test_registered_last_so_earlier_categories_keep_their_places() -> None:
     for name, nouns in (("floor_lamp", ("floor lamp", "standing lamp")),
                         ("ceiling_lamp", ("ceiling lamp", "pendant lamp", "ceiling light")),
                         ("range_hood", ("range hood", "cooker hood", "extractor hood")),
-                        ("curtain_rod", ("curtain rod", "curtain", "curtains")), ("rug", ("rug", "carpet", "hallway runner"))):
+                        ("curtain_rod", ("curtain rod", "curtain", "curtains")),
+                        ("rug", ("rug", "carpet", "hallway runner"))):
         assert set(nouns) <= set(CATEGORIES[name].nouns)
 
 
