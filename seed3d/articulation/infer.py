@@ -752,6 +752,9 @@ class RuleReasoner:
             if runner is not None:
                 return self._slide(ctx, "drawer", "a lid held in runners (every way but one level one meets its "
                                                   "parent) slides out along them", runner)
+            track = self._track(ctx)  # a box's lid in grooves: held both ways across it, room along them
+            if track is not None:
+                return track
             return self._hinge(ctx, "lid")
         if label == "knob":
             if ctx.parent_label in MOVING_PANELS and kind == FLUSH:
