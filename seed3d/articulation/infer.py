@@ -831,9 +831,10 @@ class RuleReasoner:
     def _track(self, ctx: PartContext) -> Decision | None:
         """A panel held in a track (its true surface within ``TRACK_GAP`` of other parts both ways along one axis
         across its face) with room to slide along the other, level one (at least ``SLIDE_SHARE`` of its extent
-        clear one way) slides along it, the clearer way: a sliding door, a window's sash beside an open half. A
-        panel that fills its opening (a casement, an inset door) has no such room, and a door on a cabinet's front
-        is not held, so both swing. None when it is not so held."""
+        clear one way, and the track's end within ``TRACK_GAP`` the other way) slides along it, the clearer way: a
+        sliding door, a window's sash beside an open half. A panel that fills its opening (a casement, an inset
+        door) has no such room, a door on a cabinet's front is not held, and an oven's drop-down door between its
+        control panel and plinth has no end either way, so they swing. None when it is not so held."""
         box = ctx.shape.box
         e = box.extents
         inplane = [int(k) for k in box.order()[1:]]
@@ -843,8 +844,8 @@ class RuleReasoner:
             if not _level(box.axes[k]) or max(travel[(held, 1.0)], travel[(held, -1.0)]) > TRACK_GAP:
                 continue
             t, s = max((travel[(k, s)], s) for s in (1.0, -1.0))
-            if t < SLIDE_SHARE * float(e[k]):
-                continue
+            if t < SLIDE_SHARE * float(e[k]) or travel[(k, -s)] > TRACK_GAP:
+                continue  # too little room, or no end of a track: free both ways (an oven's drop-down door)
             d = unit(s * box.axes[k])
             origin = box.centre + d * float(e[k]) / 2
             return Decision("prismatic", d, origin, ctx.match(d, box.centre), "sliding", "slide",
