@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from seed3d.asset import Mesh
-from seed3d.synth.primitives import _to_manifold, box, hull
+from seed3d.synth.primitives import _to_manifold, box, cylinder_between, hull
 from seed3d.typed import FloatArray
 
 MAX_HULL_VERTICES = 60
@@ -205,6 +205,31 @@ def annulus_sectors(r_in: float, r_out: float, z0: float, z1: float, segments: i
         pts = [np.stack([r * c, r * sn, np.full_like(c, z)], 1) for r in (r_in, r_out) for z in (z0, z1)]
         pieces.append(hull(np.concatenate(pts)))
     return pieces
+
+
+def ring_pieces(loop: list[tuple[float, float]], sectors: int = 32) -> list[Mesh]:
+    """Convex collision pieces of a solid of revolution about +Z whose (r, z) outline ``loop`` is convex: one hull
+    per angular sector (outer faces are chords inside the surface; inner chords reach less than a millimetre into
+    the hole)."""
+    rz = np.asarray(loop, np.float64)
+    out = []
+    for k in range(sectors):
+        a = 2 * np.pi * np.array([k, k + 1]) / sectors
+        pts = [[r * np.cos(t), r * np.sin(t), z] for t in a for r, z in rz]
+        out.append(hull(np.array(pts)))
+    return out
+
+
+def arc_pieces(centre: FloatArray, radius: float, tube: float, a0: float, a1: float, normal: FloatArray,
+                start: FloatArray, segments: int = 24) -> list[Mesh]:
+    """Convex pieces of a tube bent along a circular arc: short straight cylinders between points on it (the arc
+    lies in the plane through ``centre`` normal to ``normal``; angle 0 points along ``start``)."""
+    c = np.asarray(centre, np.float64)
+    u = np.asarray(start, np.float64) / np.linalg.norm(start)
+    w = np.cross(np.asarray(normal, np.float64) / np.linalg.norm(normal), u)
+    ts = np.linspace(a0, a1, segments + 1)
+    pts = [c + radius * (np.cos(t) * u + np.sin(t) * w) for t in ts]
+    return [reduced_hull(cylinder_between(pts[i], pts[i + 1], tube, 12)) for i in range(segments)]
 
 
 def wheel_hull(centre: FloatArray, axis: FloatArray, radius: float, width: float, sides: int = 12) -> Mesh:

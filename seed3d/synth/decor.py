@@ -19,11 +19,17 @@ from __future__ import annotations
 import numpy as np
 
 from seed3d.asset import Mesh
-from seed3d.synth.collision import annulus_sectors, rectilinear_boxes, reduced_hull, subtract_prism
+from seed3d.synth.collision import (
+    annulus_sectors,
+    arc_pieces,
+    rectilinear_boxes,
+    reduced_hull,
+    ring_pieces,
+    subtract_prism,
+)
 from seed3d.synth.core import AssetBuilder, Category, choice, finish_param, flag, frange, irange
 from seed3d.synth.describe import number
 from seed3d.synth.fixtures import button_pocket, push_button
-from seed3d.synth.household import _arc_pieces, _ring_pieces
 from seed3d.synth.materials import METAL_KINDS, Finish, finish
 from seed3d.synth.primitives import (
     box,
@@ -60,7 +66,7 @@ def _cone_shell(r_bot: float, r_top: float, z0: float, h: float, t: float,
                 segments: int = 48) -> tuple[Mesh, list[Mesh]]:
     """An open cone shell ``t`` thick from z0 (radius ``r_bot``) to z0 + h (``r_top``) and its sector pieces."""
     loop = [(r_bot, z0), (r_top, z0 + h), (r_top - t, z0 + h), (r_bot - t, z0)]
-    return lathe(loop, segments), _ring_pieces(loop, 24)
+    return lathe(loop, segments), ring_pieces(loop, 24)
 
 
 # --------------------------------------------------------------------------------------------- floor lamp
@@ -134,7 +140,7 @@ def build_floor_lamp(b: AssetBuilder) -> None:
                            box([-rp - 0.01, -rp - 0.01, z1], [reach + rp + 0.01, rp + 0.01, H + 0.01]))
         socket = cylinder(rp * 1.35, 0.03, 32, at=(reach, 0, z1 - 0.025))
         b.add("arm", union(bow, socket), "arm", fin, "post", origin=[Ra, 0, z1], physical=_tube(fin),
-              collision=_arc_pieces([Ra, 0, z1], Ra, rp, 0.0, np.pi, [0, 1, 0], [-1, 0, 0], 24)
+              collision=arc_pieces([Ra, 0, z1], Ra, rp, 0.0, np.pi, [0, 1, 0], [-1, 0, 0], 24)
               + [reduced_hull(socket)])
         # the head: a knuckle under the socket, a neck, a cap and the lamp holder, carrying a cone shade; it tilts
         # about the knuckle's centre

@@ -22,9 +22,11 @@ import numpy as np
 from seed3d.asset import Mesh
 from seed3d.synth.collision import (
     annulus_sectors,
+    arc_pieces,
     is_rectilinear,
     rectilinear_boxes,
     reduced_hull,
+    ring_pieces,
     subtract_prism,
     wheel_hull,
 )
@@ -56,31 +58,6 @@ def _scaled(mesh: Mesh, sx: float, sy: float, sz: float = 1.0, at: FloatArray = 
     m = np.diag([sx, sy, sz, 1.0])
     m[:3, 3] = at
     return mesh.transformed(m)
-
-
-def _ring_pieces(loop: list[tuple[float, float]], sectors: int = 32) -> list[Mesh]:
-    """Convex collision pieces of a solid of revolution about +Z whose (r, z) outline ``loop`` is convex: one hull
-    per angular sector (outer faces are chords inside the surface; inner chords reach less than a millimetre into
-    the hole)."""
-    rz = np.asarray(loop, np.float64)
-    out = []
-    for k in range(sectors):
-        a = 2 * np.pi * np.array([k, k + 1]) / sectors
-        pts = [[r * np.cos(t), r * np.sin(t), z] for t in a for r, z in rz]
-        out.append(hull(np.array(pts)))
-    return out
-
-
-def _arc_pieces(centre: FloatArray, radius: float, tube: float, a0: float, a1: float, normal: FloatArray,
-                start: FloatArray, segments: int = 24) -> list[Mesh]:
-    """Convex pieces of a tube bent along a circular arc: short straight cylinders between points on it (the arc
-    lies in the plane through ``centre`` normal to ``normal``; angle 0 points along ``start``)."""
-    c = np.asarray(centre, np.float64)
-    u = np.asarray(start, np.float64) / np.linalg.norm(start)
-    w = np.cross(np.asarray(normal, np.float64) / np.linalg.norm(normal), u)
-    ts = np.linspace(a0, a1, segments + 1)
-    pts = [c + radius * (np.cos(t) * u + np.sin(t) * w) for t in ts]
-    return [reduced_hull(cylinder_between(pts[i], pts[i + 1], tube, 12)) for i in range(segments)]
 
 
 def _signed_area(poly: FloatArray) -> float:
@@ -121,8 +98,8 @@ def build_bucket(b: AssetBuilder) -> None:
     body = difference(union(body, bead, *ears), cavity, *holes)
     # collision: the wall and the bead as ring sectors, the floor, and the ears as solid bosses (the bail's
     # collision leaves out its pins, which turn inside them)
-    pieces = (_ring_pieces([(Rb, 0.006), (Rt, H), (Rt - wall, H), (Rb - wall, 0.006)])
-              + _ring_pieces([(Rt - wall, H - 0.007), (Rt + 0.005, H - 0.007), (Rt + 0.005, H + 0.001),
+    pieces = (ring_pieces([(Rb, 0.006), (Rt, H), (Rt - wall, H), (Rb - wall, 0.006)])
+              + ring_pieces([(Rt - wall, H - 0.007), (Rt + 0.005, H - 0.007), (Rt + 0.005, H + 0.001),
                               (Rt - wall, H + 0.001)], 24)  # 24: the body keeps within 64 hulls
               + [reduced_hull(cylinder(Rb, 0.006, 32)), *[reduced_hull(e) for e in ears]])
     root = b.add("body", body, "body", fin, physical="sheet_metal" if metal else None, collision=pieces)
@@ -137,7 +114,7 @@ def build_bucket(b: AssetBuilder) -> None:
     swing = float(np.deg2rad(b.draw("bail_swing")))
     b.add("handle", bail, "handle", hfin, root, "lid", origin=[0, 0, z_e], axis=[0, 1, 0], lower=-swing, upper=swing,
           physical="steel", joint_name="handle_pivot",
-          collision=_arc_pieces([0, 0, z_e], y_leg, r_w, 0.0, np.pi, [1, 0, 0], [0, 1, 0]))
+          collision=arc_pieces([0, 0, z_e], y_leg, r_w, 0.0, np.pi, [1, 0, 0], [0, 1, 0]))
     extras = ["a wire bail handle that swings over the rim from side to side", "a rolled rim"]
     grip = b.draw("grip")
     mats = {"body": fin, "handle": hfin}
@@ -147,7 +124,7 @@ def build_bucket(b: AssetBuilder) -> None:
                               box([-0.02, -0.055, z_e + 0.5 * y_leg], [0.02, 0.055, z_e + y_leg + 0.02]))
         sleeve = difference(sleeve, torus(y_leg, r_w, 96, 12, direction=(1, 0, 0), at=(0, 0, z_e)))
         b.add("grip", sleeve, "handle", gfin, "handle", origin=[0, 0, z_e + y_leg],
-              collision=_arc_pieces([0, 0, z_e], y_leg, 0.0075, np.pi / 2 - 0.05 / y_leg * 1.05,
+              collision=arc_pieces([0, 0, z_e], y_leg, 0.0075, np.pi / 2 - 0.05 / y_leg * 1.05,
                                     np.pi / 2 + 0.05 / y_leg * 1.05, [1, 0, 0], [0, 1, 0], 6))
         mats["grip"] = gfin
         extras.append("a plastic grip on the bail")
@@ -191,7 +168,7 @@ def build_kettle(b: AssetBuilder) -> None:
                          [Rt - 0.004, -0.024, Hj - 0.002], [Rt - 0.004, 0.024, Hj - 0.002],
                          [Rt + 0.028, -0.008, Hj - 0.004], [Rt + 0.028, 0.008, Hj - 0.004]]))
     body = difference(union(jug, top_arm, low_arm, grip, lip), cavity)
-    pieces = (_ring_pieces([(R, z0 + 0.006), (Rt, Hj), (Rt - wall, Hj), (R - wall, z0 + 0.006)])
+    pieces = (ring_pieces([(R, z0 + 0.006), (Rt, Hj), (Rt - wall, Hj), (R - wall, z0 + 0.006)])
               + [reduced_hull(cylinder(R, 0.006, 32, at=(0, 0, z0))), top_arm, low_arm, reduced_hull(grip),
                  reduced_hull(lip)])
     body_name = b.add("body", body, "body", fin, root, origin=[0, 0, z0], collision=pieces)
@@ -485,7 +462,7 @@ def build_globe(b: AssetBuilder) -> None:
     root = b.add("base", foot, "base", bfin)
     # collision: the meridian as short straight tubes, the bosses solid (the ball's collision is the ball alone;
     # its pins turn inside the bosses)
-    stand_pieces = [c.transformed(tilt) for c in [*_arc_pieces([0, 0, 0], Rm, r_t, -np.pi / 2, np.pi / 2, [1, 0, 0],
+    stand_pieces = [c.transformed(tilt) for c in [*arc_pieces([0, 0, 0], Rm, r_t, -np.pi / 2, np.pi / 2, [1, 0, 0],
                                                                [0, 1, 0], 24), *[reduced_hull(x) for x in bosses]]]
     b.add("stand", union(meridian.transformed(tilt), stem), "frame", mfin, root, origin=[0, 0, hb],
           collision=[*stand_pieces, reduced_hull(stem)])
@@ -616,7 +593,7 @@ def build_fan(b: AssetBuilder) -> None:
             pieces.append(reduced_hull(wire))
     for frac in (0.45, 0.75):
         wires.append(torus(frac * Rg, 0.0025, 64, 8, direction=(1, 0, 0), at=(xf, 0, z_h)))
-        pieces += _arc_pieces([xf, 0, z_h], frac * Rg, 0.0025, 0.0, 2 * np.pi, [1, 0, 0], [0, 1, 0], 8)
+        pieces += arc_pieces([xf, 0, z_h], frac * Rg, 0.0025, 0.0, 2 * np.pi, [1, 0, 0], [0, 1, 0], 8)
     badge = cylinder(0.03, 0.006, 48, (1, 0, 0), (xf - 0.003, 0, z_h))
     wires.append(badge)
     pieces.append(reduced_hull(badge))

@@ -15,10 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from seed3d.asset import Mesh
-from seed3d.synth.collision import reduced_hull
+from seed3d.synth.collision import arc_pieces, reduced_hull, ring_pieces
 from seed3d.synth.containers import vessel_profile
 from seed3d.synth.core import AssetBuilder, Category, choice, finish_param, flag, frange
-from seed3d.synth.household import _arc_pieces, _ring_pieces
 from seed3d.synth.materials import finish
 from seed3d.synth.primitives import (
     box,
@@ -50,7 +49,7 @@ def build_kitchen_pot(b: AssetBuilder) -> None:
     wall, floor = 0.002, 0.004
     outer = [(R - 0.004, 0.0), (R, 0.004), (R, H)]
     body = lathe(vessel_profile(outer, wall, floor), 64)
-    pieces = (_ring_pieces([(R, floor), (R, H), (R - wall, H), (R - wall, floor)])
+    pieces = (ring_pieces([(R, floor), (R, H), (R - wall, H), (R - wall, floor)])
               + [reduced_hull(lathe([(0, 0), (R - 0.004, 0), (R, 0.004), (R, floor), (0, floor)], 32))])
     root = b.add("body", body, "body", fin, collision=pieces)
     # two handles, one each side (±Y), below the rim; each reaches into the wall but not into the pot
@@ -66,7 +65,7 @@ def build_kitchen_pot(b: AssetBuilder) -> None:
             y0, y1 = sorted((s * (R - 0.006), s * (R + a + 0.01)))
             handle = difference(intersection(ring, box([-a - 0.01, y0, zh - 0.01], [a + 0.01, y1, zh + 0.01])),
                                 inside)
-            hpieces = _arc_pieces([0, s * (R - 0.002), zh], a, tube, 0.15, np.pi - 0.15, [0, 0, 1], [s, 0, 0], 10)
+            hpieces = arc_pieces([0, s * (R - 0.002), zh], a, tube, 0.15, np.pi - 0.15, [0, 0, 1], [s, 0, 0], 10)
         else:
             half, reach = width / 2, 0.032
             y0, y1 = sorted((s * (R - 0.006), s * (R + reach)))
