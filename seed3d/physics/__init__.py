@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
-from seed3d.asset import Asset
+from seed3d.asset import Asset, Part
 from seed3d.errors import InvalidInputError
 from seed3d.physics.collision import CollisionConfig, CollisionResult, decompose, hull_problems
 from seed3d.physics.inertia import compute_inertial, inertia_problems
@@ -40,11 +42,31 @@ class PhysicsConfig:
     collision_budget: float = 60.0
     """Seconds the convex decomposition may take over all parts of one ``prepare`` call: each part gets at most
     ``collision.time_budget`` and no more than what is left of this, though at least ``MIN_PART_BUDGET``; a part
-    whose CoACD overruns its share gets the box fallback (``collision.box_decomposition``). 0: no asset budget."""
+    whose CoACD overruns its share gets the box fallback (``collision.box_decomposition``). 0: no asset budget.
+    Wall-clock seconds: with several ``workers`` the parts share it side by side."""
+    workers: int = 0
+    """Parts decomposed side by side (each CoACD run is a child process of its own, on one core): 0 = one per
+    usable CPU, at most ``MAX_WORKERS``; 1 = one part after another."""
 
     def __post_init__(self) -> None:
         if not float(self.collision_budget) >= 0:
             raise InvalidInputError(f"collision_budget must be ≥ 0 seconds, got {self.collision_budget}")
+        if int(self.workers) < 0:
+            raise InvalidInputError(f"workers must be ≥ 0 (0: one per CPU), got {self.workers}")
+
+    def resolved_workers(self) -> int:
+        """How many parts are decomposed side by side."""
+        if self.workers > 0:
+            return int(self.workers)
+        try:
+            cpus = len(os.sched_getaffinity(0))
+        except AttributeError:  # not on Linux
+            cpus = os.cpu_count() or 1
+        return max(1, min(MAX_WORKERS, cpus))
+
+
+#: Most parts decomposed side by side by default (``PhysicsConfig.workers`` = 0).
+MAX_WORKERS = 4
 
 
 #: The least time (s) CoACD gets on a part once an asset's collision budget is spent (small parts finish in it).
@@ -52,7 +74,8 @@ MIN_PART_BUDGET = 1.0
 
 
 def _part_collision_config(cfg: PhysicsConfig, spent: float) -> CollisionConfig:
-    """The collision settings of the next part: its time budget cut to what is left of the asset's."""
+    """The collision settings of the next part: its time budget cut to what is left of the asset's (``spent``:
+    wall-clock seconds since the first part started)."""
     if cfg.collision_budget <= 0:
         return cfg.collision
     left = max(MIN_PART_BUDGET, cfg.collision_budget - spent)
@@ -85,15 +108,12 @@ def prepare(asset: Asset, config: PhysicsConfig | None = None, force: bool = Fal
     hulls: dict[str, int] = {}
     methods: dict[str, str] = {}
     n = len(out.parts)
-    spent = 0.0
+    todo = [part for part in out.parts if force or not part.collision]
+    results = _decompose_parts(todo, cfg, lambda f, m: progress(0.8 * f, m) if progress else None)
     for index, part in enumerate(out.parts):
         col_prefix, in_prefix = _prefix(part.name, "collision"), _prefix(part.name, "inertial")
-        if force or not part.collision:
-            if progress is not None:
-                progress(index / n, f"collision hulls of {part.name}")
-            began = time.perf_counter()
-            result = decompose(part.mesh, _part_collision_config(cfg, spent))
-            spent += time.perf_counter() - began
+        if part.name in results:
+            result = results[part.name]
             part.collision = result.hulls
             methods[part.name] = result.method
             warnings.extend(col_prefix + w for w in dict.fromkeys(result.warnings))
@@ -104,7 +124,7 @@ def prepare(asset: Asset, config: PhysicsConfig | None = None, force: bool = Fal
             warnings.extend(w for w in old_warnings if w.startswith(col_prefix))
         if force or part.inertial is None:
             if progress is not None:
-                progress((index + 0.9) / n, f"mass properties of {part.name}")
+                progress(0.8 + 0.2 * index / n, f"mass properties of {part.name}")
             notes: list[str] = []
             part.inertial = compute_inertial(part.mesh, part.physical.density, notes,
                                              min_thickness=cfg.min_thickness)
@@ -124,3 +144,31 @@ def prepare(asset: Asset, config: PhysicsConfig | None = None, force: bool = Fal
     if progress is not None:
         progress(1.0, "physics ready")
     return out
+
+
+def _decompose_parts(parts: list[Part], cfg: PhysicsConfig, progress: ProgressCallback) -> dict[str, CollisionResult]:
+    """Each part's ``decompose`` result by name, ``cfg.resolved_workers()`` parts side by side, all held to
+    ``cfg.collision_budget`` wall-clock seconds; ``progress(fraction, message)`` from this thread as parts finish."""
+    results: dict[str, CollisionResult] = {}
+    if not parts:
+        return results
+    start = time.perf_counter()
+
+    def one(part: Part) -> CollisionResult:
+        return decompose(part.mesh, _part_collision_config(cfg, time.perf_counter() - start))
+
+    workers = min(cfg.resolved_workers(), len(parts))
+    if workers == 1:
+        for i, part in enumerate(parts):
+            progress(i / len(parts), f"collision hulls of {part.name}")
+            results[part.name] = one(part)
+        return results
+    progress(0.0, f"collision hulls of {len(parts)} parts, {workers} at a time")
+    with ThreadPoolExecutor(workers, thread_name_prefix="seed3d-collision") as pool:
+        running: dict[Future[CollisionResult], str] = {pool.submit(one, part): part.name for part in parts}
+        while running:
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                results[running.pop(future)] = future.result()
+            progress(len(results) / len(parts), f"collision hulls of {len(results)} of {len(parts)} parts")
+    return results

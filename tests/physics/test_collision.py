@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
@@ -23,6 +24,8 @@ from seed3d.physics.collision import (
 )
 from seed3d.synth.primitives import box, difference
 
+with contextlib.suppress(ImportError):
+    import open3d  # noqa: F401  (first: open3d cannot be imported after coacd in one process)
 coacd = pytest.importorskip("coacd")
 
 
