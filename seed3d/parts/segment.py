@@ -540,7 +540,8 @@ def _compact(part: np.ndarray, labels: list[str], scores: list[float]) -> PointS
 
 def _clean_faces(tm: object, face_part: np.ndarray, cfg: SegmentConfig) -> np.ndarray:
     """Smooth isolated faces and fold islands smaller than ``cfg.min_island`` of the area into neighbours."""
-    import networkx as nx
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
 
     adj = np.asarray(tm.face_adjacency)  # type: ignore[attr-defined]
     area = np.asarray(tm.area_faces)  # type: ignore[attr-defined]
@@ -557,25 +558,27 @@ def _clean_faces(tm: object, face_part: np.ndarray, cfg: SegmentConfig) -> np.nd
             break
         part[lonely] = votes[lonely].argmax(1)
     total = float(area.sum())
+    n = len(part)
     for _ in range(3):
-        same = part[adj[:, 0]] == part[adj[:, 1]]
-        g = nx.Graph()
-        g.add_nodes_from(range(len(part)))
-        g.add_edges_from(adj[same].tolist())
+        same = adj[part[adj[:, 0]] == part[adj[:, 1]]]
+        graph = coo_matrix((np.ones(len(same)), (same[:, 0], same[:, 1])), shape=(n, n))
+        count, label = connected_components(graph, directed=False)
+        comp_area = np.bincount(label, weights=area, minlength=count)
+        comp_part = np.zeros(count, np.int64)
+        comp_part[label[::-1]] = part[::-1]  # any face's part: a piece lies in one part
+        # the biggest piece of each part stays; smaller pieces under the threshold join their neighbours, smallest
+        # first (pieces numbered by their first face, as a search from face 0 upward finds them)
+        biggest = np.zeros(n_parts)
+        np.maximum.at(biggest, comp_part, comp_area)
+        small = np.flatnonzero((comp_area < cfg.min_island * total) & (comp_area < biggest[comp_part]))
+        if not len(small):
+            break
+        members = np.argsort(label, kind="stable")
+        starts = np.searchsorted(label[members], np.arange(count + 1))
         changed = False
-        comps = sorted(nx.connected_components(g), key=lambda c: sum(area[list(c)]))
-        # the biggest piece of each part stays; smaller pieces under the threshold join their neighbours
-        biggest: dict[int, float] = {}
-        for c in comps:
-            idx = np.fromiter(c, np.int64)
-            biggest[int(part[idx[0]])] = max(biggest.get(int(part[idx[0]]), 0.0), float(area[idx].sum()))
-        for c in comps:
-            idx = np.fromiter(c, np.int64)
-            a = float(area[idx].sum())
-            p = int(part[idx[0]])
-            if a >= cfg.min_island * total or a >= biggest[p]:
-                continue
-            inside = np.zeros(len(part), bool)
+        for c in small[np.argsort(comp_area[small], kind="stable")]:
+            idx = members[starts[c]:starts[c + 1]]
+            inside = np.zeros(n, bool)
             inside[idx] = True
             border = adj[inside[adj[:, 0]] ^ inside[adj[:, 1]]]
             outside = np.where(inside[border[:, 0]], border[:, 1], border[:, 0])
