@@ -321,14 +321,20 @@ def _merge(pieces: list[FloatArray], tolerance: float, max_hulls: int,
             return np.inf
         return (v - vols[i] - vols[j]) / max(v, 1e-300)
 
-    def touching(i: int, j: int) -> bool:
-        return bool(np.all(lo[i] <= hi[j] + margin) and np.all(lo[j] <= hi[i] + margin))
-
     def pairs(candidates: list[int], new: int | None = None) -> list[tuple[float, int, int]]:
+        """(cost, i, j) of the candidate pairs whose boxes touch (every pair once ``all_pairs``), i before j."""
+        if not candidates:
+            return []
+        c = np.asarray(candidates)
+        clo, chi = np.asarray([lo[i] for i in candidates]), np.asarray([hi[i] for i in candidates])
         if new is None:
-            return [(cost(i, j), i, j) for i in candidates for j in candidates
-                    if i < j and (all_pairs or touching(i, j))]
-        return [(cost(a, new), a, new) for a in candidates if all_pairs or touching(a, new)]
+            touch = (np.all(clo[:, None] <= chi[None] + margin, axis=2) & np.all(clo[None] <= chi[:, None] + margin,
+                                                                                   axis=2))
+            upper = c[:, None] < c[None]
+            ii, jj = np.nonzero(upper if all_pairs else upper & touch)
+            return [(cost(int(c[a]), int(c[b])), int(c[a]), int(c[b])) for a, b in zip(ii, jj, strict=True)]
+        near = np.all(clo <= hi[new] + margin, axis=1) & np.all(lo[new] <= chi + margin, axis=1)
+        return [(cost(int(a), new), int(a), new) for a in (c if all_pairs else c[near])]
 
     all_pairs = False
     heap = pairs(sorted(alive))
@@ -911,10 +917,6 @@ def subtract_convex(hull: FloatArray, obstacle: FloatArray, margin: float,
     return pieces
 
 
-def _boxes_overlap(a: FloatArray, b: FloatArray, margin: float) -> bool:
-    return bool(np.all(a.min(axis=0) <= b.max(axis=0) + margin) and np.all(b.min(axis=0) <= a.max(axis=0) + margin))
-
-
 def clear_of(hulls: list[FloatArray], obstacles: list[FloatArray], margin: float,
              depth: float = CONTACT_DEPTH, strict: Collection[int] = ()) -> tuple[list[FloatArray], bool]:
     """``hulls`` (vertex sets) cut back to ``margin`` outside every obstacle they overlap deeper than ``depth``
@@ -923,15 +925,25 @@ def clear_of(hulls: list[FloatArray], obstacles: list[FloatArray], margin: float
     Returns the pieces and whether anything was cut.
     """
     out, changed = list(hulls), False
+    bounds = [(h.min(axis=0), h.max(axis=0)) for h in out]
     for obstacle in obstacles:
+        if not out:
+            break
+        olo, ohi = obstacle.min(axis=0), obstacle.max(axis=0)
+        lo, hi = np.asarray([b[0] for b in bounds]), np.asarray([b[1] for b in bounds])
+        near = np.all(lo <= ohi + margin, axis=1) & np.all(olo <= hi + margin, axis=1)
+        if not near.any():
+            continue
         nxt: list[FloatArray] = []
         limit = 0.0 if id(obstacle) in strict else depth
-        for h in out:
-            if _boxes_overlap(h, obstacle, margin) and penetration_bound(h, obstacle) > limit:
+        for h, close in zip(out, near, strict=True):
+            if close and penetration_bound(h, obstacle) > limit:
                 nxt.extend(subtract_convex(h, obstacle, margin, depth))
                 changed = True
             else:
                 nxt.append(h)
+        if len(nxt) != len(out) or any(a is not b for a, b in zip(nxt, out, strict=True)):
+            bounds = [(h.min(axis=0), h.max(axis=0)) for h in nxt]
         out = nxt
     return out, changed
 
@@ -1042,9 +1054,14 @@ def _cut(hulls: list[FloatArray], obstacles: list[FloatArray], paths: list[Float
     if not pieces:
         return []
 
+    path_lo = np.asarray([o.min(axis=0) for o in paths]).reshape(-1, 3)
+    path_hi = np.asarray([o.max(axis=0) for o in paths]).reshape(-1, 3)
+
     def clear(points: FloatArray) -> bool:
-        return all(not _boxes_overlap(points, o, 0.0)
-                   or penetration_bound(points, o) <= (0.0 if id(o) in strict else CONTACT_DEPTH) for o in paths)
+        lo, hi = points.min(axis=0), points.max(axis=0)
+        near = np.flatnonzero(np.all(lo <= path_hi, axis=1) & np.all(path_lo <= hi, axis=1))
+        return all(penetration_bound(points, paths[i]) <= (0.0 if id(paths[i]) in strict else CONTACT_DEPTH)
+                   for i in near)
 
     # only cheap merges: a forced one grows a hull into the parts around it
     merged = _merge(pieces, cfg.merge_tolerance, len(pieces), allowed=clear)
