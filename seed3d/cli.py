@@ -8,6 +8,7 @@ import json
 import logging
 import os
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -369,14 +370,19 @@ def _read_input(src: Path, up: str | None = None) -> tuple[Any, Any, str, Any]:
     return None, mesh, "".join(c if c.isalnum() or c in "_-" else "_" for c in src.stem) or "asset", orientation
 
 
+#: Seconds ``seed3d articulate`` keeps for writing and validating the exports out of its ``--time-budget``.
+ARTICULATE_EXPORT_SECONDS = 20.0
+
+
 def cmd_articulate(args: argparse.Namespace) -> int:
     """Split a mesh (or an asset folder's parts) into parts, infer joints, export and validate."""
-    from seed3d.articulation import articulate
+    from seed3d.articulation import ArticulationConfig, articulate
     from seed3d.parts import decompose
     from seed3d.parts.segment import Segmenter
     from seed3d.physics.validate import ValidationReport
     from seed3d.pipeline import weights_component
 
+    began = time.perf_counter()
     src = Path(args.input)
     out = Path(args.output)
     if out.exists() and not args.overwrite:
@@ -391,7 +397,11 @@ def cmd_articulate(args: argparse.Namespace) -> int:
         else:
             assert given is not None
             parts = given
-        asset = articulate(parts, progress=lambda f, m: update(0.3 + 0.5 * f, m))
+        left = None
+        if args.time_budget:  # what segmenting left, less the exports' share
+            left = max(1.0, args.time_budget - (time.perf_counter() - began) - ARTICULATE_EXPORT_SECONDS)
+        config = ArticulationConfig(time_budget=left)
+        asset = articulate(parts, config=config, progress=lambda f, m: update(0.3 + 0.5 * f, m))
     finally:
         close()
     extra = {"orientation": orientation.to_dict()} if orientation is not None else {}
@@ -568,6 +578,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a mesh of several closed bodies (a CAD export) gets one part per body where the segmenter's "
                         "cut disagrees with them (seed3d.parts.by_bodies; default on; --no-bodies keeps the "
                         "segmenter's cut)")
+    p.add_argument("--time-budget", type=_seconds, default=120.0, metavar="SECONDS",
+                   help="seconds the command aims to take: the convex decomposition gets what segmenting and the "
+                        "later steps leave (parts past it get box collision shapes, with a warning); default 120, "
+                        "0 for no limit beyond the physics defaults")
     p.add_argument("--overwrite", action="store_true", help="replace an existing output folder")
     p.set_defaults(func=cmd_articulate)
 
@@ -783,6 +797,16 @@ def _positive(text: str) -> int:
 
 def _non_negative(text: str) -> int:
     return _integer_at_least(text, 0)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds (a number >= 0), got {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected seconds (a number >= 0), got {text!r}")
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -40,6 +40,7 @@ the contact and what the sweep hit.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import time
@@ -147,6 +148,34 @@ class ArticulationConfig:
     (``seed3d.physics.functional``), and name the moving parts the category expects that were not found."""
     functional_config: FunctionalConfig | None = None
     """Tolerances of those checks (default ``FunctionalConfig()``)."""
+    time_budget: float | None = None
+    """Seconds the whole stage should take (None: no limit of its own): the convex decomposition gets what is left
+    of it after ``LATER_SECONDS_PER_PART`` per part for the steps that follow (never more than the physics
+    config's ``collision_budget``, never less than ``MIN_COLLISION_BUDGET``); a part it overruns gets boxes."""
+
+    def __post_init__(self) -> None:
+        if self.time_budget is not None and not float(self.time_budget) > 0:
+            raise InvalidInputError(f"time_budget must be > 0 seconds (or None), got {self.time_budget}")
+
+
+#: Seconds per part that the steps after the convex decomposition take on 2 cores (tree, reasoner, clearing the
+#: hulls, sweeping the limits, twice when pieces of a panel are glued; a 32-part welded dresser: about 50 s,
+#: ``eval/bench_articulate_speed.py``), reserved out of ``ArticulationConfig.time_budget``.
+LATER_SECONDS_PER_PART = 1.8
+#: The least convex decomposition budget (s) a ``time_budget`` leaves an asset (its small parts finish in it).
+MIN_COLLISION_BUDGET = 10.0
+
+
+def physics_within(cfg: ArticulationConfig, parts: int) -> PhysicsConfig:
+    """The physics settings of an articulation of ``parts`` parts: ``cfg.physics`` with the convex decomposition
+    held to what ``cfg.time_budget`` leaves it."""
+    physics = cfg.physics or PhysicsConfig()
+    if cfg.time_budget is None:
+        return physics
+    left = max(MIN_COLLISION_BUDGET, float(cfg.time_budget) - LATER_SECONDS_PER_PART * parts)
+    if physics.collision_budget > 0:
+        left = min(left, physics.collision_budget)
+    return dataclasses.replace(physics, collision_budget=round(left, 1))
 
 
 def strip_joints(asset: Asset) -> Asset:
@@ -569,7 +598,8 @@ def articulate(asset: Asset, reasoner: Reasoner | None = None, config: Articulat
             p.physical = get_material(chosen)
         p.inertial = None  # mass and inertia always from the (possibly new) material's density
     report(0.0, "physical properties")
-    work = prepare(work, cfg.physics, progress=lambda f, m: report(0.3 * f, m))
+    physics = physics_within(cfg, len(work.parts))
+    work = prepare(work, physics, progress=lambda f, m: report(0.3 * f, m))
     analysis = Analysis(work, cfg.analysis)
     report(0.3, "grouping parts")
     tree = _tree_from_joints(asset) if cfg.keep_tree else None
@@ -597,6 +627,7 @@ def articulate(asset: Asset, reasoner: Reasoner | None = None, config: Articulat
     meta = {k: v for k, v in work.metadata.items() if k != "articulation"}
     meta["articulation"] = {"reasoner": getattr(reasoner, "name", type(reasoner).__name__), "root": root,
                             "seconds": round(time.perf_counter() - start, 3),
+                            "collision_budget": physics.collision_budget,
                             "parts": {n: notes[n] for n in order[1:]}}
     if glue:
         meta["articulation"]["glued"] = [list(g) for g in glue]
@@ -648,7 +679,8 @@ def _keep_functional(asset: Asset, config: FunctionalConfig | None) -> Asset:
 
 
 __all__ = [
-    "JOINT_PRESETS", "LIMIT_PRIORS", "Analysis", "AnalysisConfig", "ArticulationConfig", "Candidate", "Contact",
-    "Decision", "LimitsConfig", "PartContext", "ProgressCallback", "Reasoner", "RuleReasoner", "Shape",
-    "VLMReasoner", "articulate", "decision_from_answer", "strip_joints",
+    "JOINT_PRESETS", "LATER_SECONDS_PER_PART", "LIMIT_PRIORS", "MIN_COLLISION_BUDGET", "Analysis", "AnalysisConfig",
+    "ArticulationConfig", "Candidate", "Contact", "Decision", "LimitsConfig", "PartContext", "ProgressCallback",
+    "Reasoner", "RuleReasoner", "Shape", "VLMReasoner", "articulate", "decision_from_answer", "physics_within",
+    "strip_joints",
 ]

@@ -638,3 +638,23 @@ def test_a_drum_carrying_an_off_centre_crank_holds_its_pose(tmp_path: Path) -> N
                                      Part("crank", crank, "handle", physical=steel)], joints_known=False), config=FAST)
     assert _joint(flat, "drum").type == "continuous" and abs(_joint(flat, "drum").unit_axis[2]) > 0.99
     assert _joint(flat, "drum").friction == pytest.approx(JOINT_PRESETS["spin"]["friction"], abs=1e-3)
+
+
+def test_a_time_budget_holds_the_collision_decomposition_to_what_the_later_steps_leave() -> None:
+    """The convex decomposition gets the stage's time budget less the later steps' share per part, within
+    [MIN_COLLISION_BUDGET, the physics config's own budget]; no budget leaves the physics settings alone."""
+    from seed3d.articulation import LATER_SECONDS_PER_PART, MIN_COLLISION_BUDGET, physics_within
+    from seed3d.errors import InvalidInputError
+    from seed3d.physics import PhysicsConfig
+
+    own = PhysicsConfig(collision_budget=45.0)
+    assert physics_within(ArticulationConfig(physics=own), 50) is own
+    assert physics_within(ArticulationConfig(time_budget=500.0, physics=own), 10).collision_budget == 45.0
+    tight = physics_within(ArticulationConfig(time_budget=80.0), 20).collision_budget
+    assert tight == pytest.approx(80.0 - 20 * LATER_SECONDS_PER_PART, abs=0.05) and tight < 60.0
+    assert physics_within(ArticulationConfig(time_budget=5.0), 20).collision_budget == MIN_COLLISION_BUDGET
+    unlimited = PhysicsConfig(collision_budget=0.0)  # no asset budget of its own: the time budget gives one
+    assert physics_within(ArticulationConfig(time_budget=80.0, physics=unlimited), 20).collision_budget == tight
+    for bad in (0.0, -3.0, float("nan")):
+        with pytest.raises(InvalidInputError, match="time_budget"):
+            ArticulationConfig(time_budget=bad)

@@ -28,6 +28,10 @@ def test_bad_inputs_are_one_line_errors(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["articulate", str(tmp_path / "broken.obj"), "-o", str(tmp_path / "o")]) == 2
     assert "exists" in capsys.readouterr().err
     assert not any((tmp_path / "o").iterdir())  # nothing half-written
+    for bad in ("-1", "soon", "inf"):
+        with pytest.raises(SystemExit) as stop:
+            main(["articulate", str(tmp_path / "broken.obj"), "-o", str(tmp_path / "o2"), "--time-budget", bad])
+        assert stop.value.code == 2 and "--time-budget" in capsys.readouterr().err
 
 
 def test_read_mesh_turns_gltf_to_z_up(tmp_path: Path) -> None:
@@ -85,6 +89,8 @@ def test_articulate_an_asset_folder_keeps_its_parts(tmp_path: Path, capsys: pyte
     assert drawers and all(j.type == "prismatic" and j.unit_axis[0] > 0.99 for j in drawers)
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     assert report["passed"] and (tmp_path / "out" / "urdf" / f"{truth.name}.urdf").is_file()
+    # the default --time-budget of 120 s leaves a few parts the physics default of 60 s for their hulls
+    assert pred.metadata["articulation"]["collision_budget"] == 60.0
 
 
 @pytest.mark.slow
