@@ -194,6 +194,7 @@ def main() -> None:
            "python": platform.python_version(), "objects": rows}
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(doc, indent=2, default=float) + "\n")
+    Path(args.out).with_suffix(".partial.json").unlink(missing_ok=True)  # the full results stand in for it
     print(json.dumps(summary))
 
 
