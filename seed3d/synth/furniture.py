@@ -371,7 +371,12 @@ def _office_chair(b: AssetBuilder) -> None:
     R = b.draw("base_radius")
     # the star base: one castor at the end of each of its legs
     n = b.derive("wheels", b.derive("legs", b.given.get("wheels", 5)))
-    wr = 0.025
+    # twin-wheel castors, 65 mm across (hard-floor castors): two 15 mm tyres on a hub, 38 mm over all. A single
+    # thin 50 mm disc (40 g, 1.2e-5 kg·m² about its axle) under a 12 kg chair was too light for PyBullet's solver
+    # to hold with the joint's friction: the castors rocked to and fro on their polygonal hulls and the chair
+    # crept at rest (seed 9's armrest at 12 mm/s). These have about five times that inertia about the axle.
+    wr, tyre, hub_w = 0.0325, 0.015, 0.008
+    ww = 2 * tyre + hub_w
     hub_z = 2 * wr + 0.03
     arms = []
     for k in range(n):
@@ -394,10 +399,11 @@ def _office_chair(b: AssetBuilder) -> None:
         t = np.array([-np.sin(ang), np.cos(ang), 0.0])
         centre = d * R + [0, 0, wr]
         # the wheel sits beside its fork, spinning about the tangent direction
-        c = centre + t * 0.0
-        wheel = cylinder(wr, 0.016, 24, t, c - t * 0.008).translated(d * 0.032)
-        b.add(f"wheel_{k}", wheel, "wheel", wheel_fin, root, "wheel", origin=c + d * 0.032, axis=t,
-              collision=[wheel_hull(c + d * 0.032, t, wr, 0.016)])
+        c = centre + d * 0.032
+        wheel = union(cylinder(wr, tyre, 24, t, c - t * ww / 2), cylinder(wr, tyre, 24, t, c + t * (ww / 2 - tyre)),
+                      cylinder(0.4 * wr, ww - 0.002, 16, t, c - t * (ww / 2 - 0.001)))
+        b.add(f"wheel_{k}", wheel, "wheel", wheel_fin, root, "wheel", origin=c, axis=t,
+              collision=[wheel_hull(c, t, wr, ww)])
     g = 0.004
     z0 = column_top + g
     seat = rounded_box([-sd / 2, -sw / 2, z0], [sd / 2, sw / 2, z0 + 0.08], 0.025, 3)

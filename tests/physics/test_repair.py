@@ -3,40 +3,37 @@ the asset is validated again and the report says what changed."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 import numpy as np
 
 from seed3d import synth
+from seed3d.asset import Asset
 from seed3d.physics import PhysicsConfig
 from seed3d.physics.collision import CollisionConfig
 from seed3d.physics.repair import drifts, hold_joints
 from seed3d.pipeline import finish_asset
-from seed3d.synth.materials import physical_material
 
 FAST = PhysicsConfig(collision=CollisionConfig(use_coacd=False, cache=False))
 
 
-def _heavy_chair():  # type: ignore[no-untyped-def]
-    """An office chair whose seat and back are solid wood and whose base and arms are solid steel: its seat turns at
-    rest in PyBullet as built."""
-    chair = synth.generate("chair", 0, {"kind": "office", "body_finish": "painted_wood:black", "wheels": 5})
-    for part in chair.parts:
-        if part.name in ("seat", "back"):
-            part.physical = physical_material("wood")
-        if part.name in ("base", "arm_left", "arm_right"):
-            part.physical = physical_material("steel")
-    return chair
+def _loose_clock() -> Asset:
+    """A wall clock whose minute hand lost its friction: the hand, heavier on its long side, swings at rest."""
+    clock = synth.generate("clock", 0)
+    clock.joints = [dataclasses.replace(j, friction=0.0, damping=0.0) if j.name == "minute_hand_spin" else j
+                    for j in clock.joints]
+    return clock
 
 
 def test_a_drifting_asset_is_repaired_and_passes(tmp_path: Path) -> None:
-    summary = finish_asset(_heavy_chair(), tmp_path / "chair", formats=("urdf",), physics=FAST, preview=False)
+    summary = finish_asset(_loose_clock(), tmp_path / "clock", formats=("urdf",), physics=FAST, preview=False)
     assert summary["valid"] is True, summary["failures"]
-    notes = json.loads((tmp_path / "chair" / "report.json").read_text())["notes"]
+    notes = json.loads((tmp_path / "clock" / "report.json").read_text())["notes"]
     repaired = [n for n in notes if n.startswith("repaired (round 1) after")]
     assert repaired and "rest_pybullet" in repaired[0] and "now passes" in repaired[0]
-    assert "seat_swivel: friction" in repaired[0]
+    assert "minute_hand_spin: friction 0 ->" in repaired[0]
 
 
 def test_hold_joints_holds_each_joint_against_its_gravity_load() -> None:
