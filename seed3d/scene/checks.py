@@ -10,7 +10,11 @@
   is screwed to a wall (asset metadata ``mount == "wall"``: a clock, a switch, a window) is held by its wall when
   its back is within ``wall_tolerance`` of one and it faces the room (reported as ``"wall"``); what hangs from the
   ceiling (``mount == "ceiling"``: a pendant lamp) is held by it when its top is within 1 cm of it (``"ceiling"``);
-- **relations**: each relation of the plan, tested on the meshes with the thresholds of ``seed3d.scene.plan``;
+- **relations**: each relation of the plan, tested on the meshes with the thresholds of ``seed3d.scene.plan``
+  (``over``: what hangs from the ceiling has its bounds' centre within ``OVER_OFFSET`` of the target's in plan
+  and its bottom above the target's top; what hangs on a wall is on the wall the target's back is against,
+  centred on it along the wall within ``OVER_OFFSET``, its bottom above the target's top, or for one measured by
+  its top (a curtain rod) its top);
 - **navigability**: the floor is rasterised (``nav_cell``), every part's footprint (2-D convex hull) is an
   obstacle (but for objects whose bottom is above ``robot_height``: a wall clock, a window), the robot (radius
   ``robot_radius``) may stand where the distance to obstacles and walls exceeds its radius; the free cells must
@@ -33,13 +37,14 @@ from typing import Any
 import numpy as np
 
 from seed3d.asset import Mesh, Scene, SceneObject
-from seed3d.scene.plan import CEILING_MOUNTED, WALL_MOUNTED
+from seed3d.scene.plan import CEILING_MOUNTED, DEFAULT_MOUNT, MOUNT_HEIGHTS, WALL_MOUNTED
 from seed3d.scene.solve import (
     CENTRE_RADIUS,
     FACING_ANGLE,
     FRONT_DISTANCE,
     NEXT_TO_GAP,
     OPENING_LABELS,
+    OVER_OFFSET,
     ROW_GAP,
     ROW_OFFSET,
     ROW_YAW,
@@ -364,6 +369,8 @@ def _relation(rel: Any, infos: dict[str, _ObjInfo], size: FloatArray, cfg: Check
         gap = polygon_gap(s.poly, t.poly)
         level = abs(s.zmin - t.zmin) < 0.5 or wall_mounted(s.obj) or wall_mounted(t.obj)
         return gap <= NEXT_TO_GAP and level, f"gap {gap:.2f} m"
+    if rel.type == "over":
+        return _over(s, t, size, cfg)
     if rel.type == "facing":
         d = t.centre - s.centre
         ang = abs(math.atan2(d[1], d[0]) - s.obj.yaw)
@@ -382,6 +389,26 @@ def _relation(rel: Any, infos: dict[str, _ObjInfo], size: FloatArray, cfg: Check
         ok = side > 0 and side <= SIDE_DISTANCE and lo[0] - 0.3 <= c[0] <= hi[0] + 0.3
         return ok, f"{side:.2f} m beyond the {'left' if rel.type == 'left_of' else 'right'} side"
     return False, f"unknown relation {rel.type}"
+
+
+def _over(s: _ObjInfo, t: _ObjInfo, size: FloatArray, cfg: CheckConfig) -> tuple[bool, str]:
+    """Whether ``s`` hangs over ``t`` (see the module doc), and how far off it is."""
+    lt = t.local(t.poly)
+    off = t.local(s.centre)[0] - (lt.min(0) + lt.max(0)) / 2  # from the target's centre, in its frame
+    category = str(s.obj.asset.metadata.get("category", ""))
+    if wall_mounted(s.obj) and MOUNT_HEIGHTS.get(category, DEFAULT_MOUNT)[0] == "top":
+        above, height = s.zmax > t.zmax, f"top {s.zmax:.2f} m"  # a curtain rod: its curtains hang lower
+    else:
+        above, height = s.zmin >= t.zmax - cfg.tolerance, f"bottom {s.zmin:.2f} m"
+    height += f" over a {t.zmax:.2f} m top"
+    if not wall_mounted(s.obj):
+        d = float(np.hypot(*off))
+        return d <= OVER_OFFSET and above, f"{d:.3f} m off its centre, {height}"
+    w = _against(s, size, list(_INWARD), cfg.wall_tolerance)
+    if w is None or _against(t, size, [w], cfg.wall_tolerance) is None:
+        return False, f"not on the wall {t.name} is against" if w is not None else "not on a wall"
+    d = abs(float(off[1]))
+    return d <= OVER_OFFSET and above, f"{w} wall, {d:.3f} m off its centre along it, {height}"
 
 
 def _navigation(infos: dict[str, _ObjInfo], size: FloatArray, cfg: CheckConfig, openable: dict[str, int]

@@ -8,7 +8,8 @@
    match the plan is kept (synth has no colour or material knob, so this search is how attributes are honoured;
    when no candidate matches, the main finish is repainted with the asked colour or material, and the report
    says so). An object with a planned size is then scaled uniformly towards it (meshes, hulls, joint origins,
-   prismatic limits; inertials are recomputed);
+   prismatic limits; inertials are recomputed). What hangs on a wall ``over`` another object is chosen among
+   candidates that do not cut into it (``crosses_over``: a curtain rod whose curtains leave its window free);
 3. **layout** (``seed3d.scene.solve``) on each object's real geometry (part boxes, door and drawer sweeps,
    support surface); an object it cannot place is left out (with what stands on it) and the search runs again,
    unless ``allow_missing=False``;
@@ -29,6 +30,7 @@ Scene frame: the floor is centred on the origin (``scene.metadata["room_frame"] 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import logging
@@ -36,6 +38,7 @@ import math
 import os
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,10 +58,12 @@ from seed3d.scene.omissions import (
 from seed3d.scene.plan import (
     FIXED_CATEGORIES,
     OBJECT_RELATIONS,
+    WALL_MOUNTED,
     Instance,
     LayoutPlan,
     Planner,
     Relation,
+    mount_height,
     plan_scene,
 )
 from seed3d.scene.solve import Layout, LayoutError, ObjectGeometry, SolverConfig, solve
@@ -89,6 +94,15 @@ _PAINTED_SIBLING = {"wood": "painted_wood", "brushed_metal": "painted_metal", "c
 
 #: Room (m) an object chosen for a support surface keeps from the surface's edges, so the solver has slack.
 FIT_MARGIN = 0.02
+#: Synth parameters of a wall-mounted category that hangs ``over`` a target ``width`` (m) wide, in a room whose
+#: longest wall is ``longest`` (m) long, tried when none of its seeds' own leaves the target free
+#: (``crosses_over``): a curtain rod long enough that its two curtains, gathered at its ends, leave the window
+#: between them (each gathers 45 % of its half of the rod: about 0.275 × length - 4 cm either side of the middle
+#: stays free).
+CLEAR_PARAMS: dict[str, Callable[[float, float], dict[str, Any]]] = {
+    "curtain_rod": lambda width, longest: {"panels": 2, "panel_share": 0.45, "length": round(
+        min(3.0, longest - 0.3, max(1.0, (width / 2 + 0.08) / 0.275)), 3)},
+}
 
 
 @dataclass
@@ -274,37 +288,72 @@ def _fit_scale(asset: Asset, poly: np.ndarray, lo: float) -> float | None:
     return None
 
 
+def crosses_over(asset: Asset, target: Asset, room_height: float, gap: float = 0.01) -> bool:
+    """Whether a wall-mounted ``asset`` hung right over ``target`` on the same wall (centred on it along the wall,
+    at its ``mount_height`` over the target's top) would cut into it: a part within the target's width, depth and
+    height, ``gap`` around (a curtain drawn across the window its rod hangs over)."""
+    ab, tb = asset.bounds(), target.bounds()
+    th = float(tb[1, 2] - tb[0, 2])
+    t_lo = mount_height(str(target.metadata.get("category", "")), th, room_height) or 0.0
+    bottom = mount_height(str(asset.metadata.get("category", "")), float(ab[1, 2] - ab[0, 2]), room_height,
+                          over=t_lo + th)
+    if bottom is None:
+        return False
+    half = float(tb[1, 1] - tb[0, 1]) / 2 + gap
+    mid = float(ab[0, 1] + ab[1, 1]) / 2  # what lines up with the target's centre
+    for p in asset.parts:
+        if not len(p.mesh.faces):
+            continue
+        b = p.mesh.bounds
+        z0, z1 = bottom + b[0, 2] - ab[0, 2], bottom + b[1, 2] - ab[0, 2]
+        if z1 <= t_lo - gap or z0 >= t_lo + th + gap or b[0, 0] - ab[0, 0] >= tb[1, 0] - tb[0, 0] + gap:
+            continue  # above or below it, or in front of it (both backs on the wall)
+        if b[1, 1] - mid > -half and b[0, 1] - mid < half:
+            return True
+    return False
+
+
 def build_object(inst: Instance, index: int, scene_seed: int, config: ComposeConfig,
-                 fit: np.ndarray | None = None) -> tuple[Asset, dict[str, Any]]:
+                 fit: np.ndarray | None = None, crosses: Callable[[Asset], bool] | None = None,
+                 clear: dict[str, Any] | None = None) -> tuple[Asset, dict[str, Any]]:
     """The asset of one plan instance (seed search, repaint if needed, scale) and a record of what was done.
 
     ``fit``: the support polygon the object must stand on (candidates that fit are preferred; the chosen one
-    is scaled down, not below ``min_scale``, when none fits)."""
+    is scaled down, not below ``min_scale``, when none fits). ``crosses``: candidates for which it is true (a
+    curtain rod whose curtains would cross the window it hangs over, ``crosses_over``) are avoided; when every
+    one does, the same seeds are tried again with the synth parameters ``clear`` (``CLEAR_PARAMS``)."""
     from seed3d.synth import generate
 
     g = inst.group
     colour, material = g.attributes.get("colour"), g.attributes.get("material")
     best: tuple[Any, ...] | None = None
-    tries = max(1, config.candidates) * (2 if fit is not None else 1)
-    for k in range(tries):
-        seed = derive_seed(scene_seed, index, k)
-        asset = generate(inst.category, seed)
-        ext = asset.bounds()[1] - asset.bounds()[0]
-        s, resid = _best_scale(ext, g.size, config.min_scale, config.max_scale)
-        cmiss, mmiss = _attr_score(asset, colour, material)
-        score = (cmiss + mmiss) * 10.0 + resid + 0.3 * abs(math.log(s))
-        if fit is not None:
-            fs = _fit_scale(scale_asset(asset, s) if abs(s - 1.0) > 0.03 else asset, fit, config.min_scale)
-            score += 100.0 if fs is None else 5.0 * abs(math.log(fs))
-        if best is None or score < best[0] - 1e-9:
-            best = (score, k, seed, asset, s, cmiss, mmiss)
-        if score < 0.05:
-            break
-        if g.size is None and colour is None and material is None and fit is None:
-            break
+    tries = max(1, config.candidates) * (2 if fit is not None or crosses is not None else 1)
+    for params in (None, clear) if crosses is not None and clear else (None,):
+        if params is not None and best is not None and best[0] < 100.0:
+            break  # a candidate of the seeds' own leaves what it hangs over free
+        for k in range(tries):
+            seed = derive_seed(scene_seed, index, k)
+            asset = generate(inst.category, seed, params)
+            ext = asset.bounds()[1] - asset.bounds()[0]
+            s, resid = _best_scale(ext, g.size, config.min_scale, config.max_scale)
+            cmiss, mmiss = _attr_score(asset, colour, material)
+            score = (cmiss + mmiss) * 10.0 + resid + 0.3 * abs(math.log(s))
+            if fit is not None:
+                fs = _fit_scale(scale_asset(asset, s) if abs(s - 1.0) > 0.03 else asset, fit, config.min_scale)
+                score += 100.0 if fs is None else 5.0 * abs(math.log(fs))
+            if crosses is not None and crosses(scale_asset(asset, s) if abs(s - 1.0) > 0.03 else asset):
+                score += 100.0
+            if best is None or score < best[0] - 1e-9:
+                best = (score, k, seed, asset, s, cmiss, mmiss, params)
+            if score < 0.05:
+                break
+            if g.size is None and colour is None and material is None and fit is None and crosses is None:
+                break
     assert best is not None
-    _, k, seed, asset, s, cmiss, mmiss = best
+    _, k, seed, asset, s, cmiss, mmiss, params = best
     notes: list[str] = []
+    if params:
+        notes.append(f"built with {params} so that it leaves free what it hangs over")
     if cmiss or mmiss:
         asset, note = repaint(asset, colour if cmiss else None, material if mmiss else None)
         notes.append(note)
@@ -352,15 +401,24 @@ def compose_scene(plan: LayoutPlan, seed: int = 0, out: PathType | None = None,
     assets: dict[str, Asset] = {}
     records: dict[str, dict[str, Any]] = {}
     supports = plan.supports()
+    overs = {r.subject: r.target for r in plan.instance_relations() if r.type == "over" and r.target}
     index = {inst.name: i for i, inst in enumerate(instances)}
-    # supporters first, so that what they carry is chosen to fit on them
-    order = sorted(instances, key=lambda it: _support_depth(it.name, supports))
+    # supporters first, so that what they carry is chosen to fit on them; what hangs over another after it
+    order = sorted(instances, key=lambda it: (_support_depth(it.name, supports), it.name in overs))
     for n, inst in enumerate(order):
         report_progress(0.05 + 0.15 * n / max(1, len(instances)), f"object {inst.name} ({inst.category})")
         fit = None
         if inst.name in supports:
             fit = ObjectGeometry.from_asset(assets[supports[inst.name]]).support
-        assets[inst.name], records[inst.name] = build_object(inst, index[inst.name], seed, cfg, fit)
+        crosses, clear = None, None
+        if inst.category in WALL_MOUNTED and overs.get(inst.name) in assets:
+            target = assets[overs[inst.name]]
+            crosses = functools.partial(crosses_over, target=target, room_height=float(plan.room.size[2]))
+            if inst.category in CLEAR_PARAMS:
+                width = float(target.bounds()[1][1] - target.bounds()[0][1])
+                clear = CLEAR_PARAMS[inst.category](width, float(max(plan.room.size[:2])))
+        assets[inst.name], records[inst.name] = build_object(inst, index[inst.name], seed, cfg, fit, crosses,
+                                                             clear)
     timings["objects"] = time.perf_counter() - t0
     t = time.perf_counter()
     geoms = {n: ObjectGeometry.from_asset(a) for n, a in assets.items()}
@@ -609,5 +667,5 @@ def generate_scene(text: str, room_size: tuple[float, ...] | None = None, seed: 
     return result
 
 
-__all__ = ["MAX_DROP_ROUNDS", "ComposeConfig", "SceneResult", "build_object", "compose_scene", "derive_seed",
-           "generate_scene", "repaint", "scale_asset", "without_instances"]
+__all__ = ["MAX_DROP_ROUNDS", "ComposeConfig", "SceneResult", "build_object", "compose_scene", "crosses_over",
+           "derive_seed", "generate_scene", "repaint", "scale_asset", "without_instances"]

@@ -33,6 +33,9 @@ left_of        object                      on the target's left as seen by someo
 right_of       object                      on the target's right as seen by someone facing the target
 in_row         none                        the group's instances stand side by side, aligned, same yaw
 centred        "room"                      the subject's centre is within 0.3 m of the room's centre
+over           object                      what hangs (``CEILING_MOUNTED``, ``WALL_MOUNTED``) is above the
+                                           target, its centre within 0.1 m of the target's in plan; on a
+                                           wall: on the target's wall, centred on it along the wall
 =============  ==========================  ==============================================================
 
 Objects come in groups (``count``); ``LayoutPlan.instances()`` expands them into named instances
@@ -43,7 +46,9 @@ Planners: ``RulePlanner`` (the default: deterministic, offline; a parser for cou
 with nouns mapped by ``seed3d.program.nouns``) and ``LLMPlanner`` (any OpenAI-compatible chat-completions endpoint
 asked to answer with this schema through ``response_format: json_schema``); both end in ``complete_plan``,
 which applies the room defaults (size, objects that stand against walls, supports for table-top objects, and
-what is screwed to a wall (``WALL_MOUNTED``) hung on one, never on the floor nor on a top).
+what is screwed to a wall (``WALL_MOUNTED``) hung on one, never on the floor nor on a top). Only what hangs is
+``over`` anything: a standing object's ``over`` is dropped (a note says so), and a lamp the text hangs over
+something is a pendant (``HANGING``).
 """
 
 from __future__ import annotations
@@ -68,9 +73,10 @@ PLAN_SCHEMA = "seed3d.layout_plan"
 PLAN_SCHEMA_VERSION = 1
 
 RELATION_TYPES: tuple[str, ...] = ("on", "under", "next_to", "against_wall", "facing", "in_front_of", "left_of",
-                                   "right_of", "in_row", "centred")
+                                   "right_of", "in_row", "centred", "over")
 #: Relations whose target is another object (group id).
-OBJECT_RELATIONS: tuple[str, ...] = ("on", "under", "next_to", "facing", "in_front_of", "left_of", "right_of")
+OBJECT_RELATIONS: tuple[str, ...] = ("on", "under", "next_to", "facing", "in_front_of", "left_of", "right_of",
+                                     "over")
 WALLS: tuple[str, ...] = ("north", "south", "east", "west")
 SIZE_WORDS: tuple[str, ...] = ("small", "large", "tall", "low", "wide", "narrow")
 ATTRIBUTE_KEYS: tuple[str, ...] = ("colour", "material", "size")
@@ -122,6 +128,15 @@ MOUNT_HEIGHTS: dict[str, tuple[str, float]] = {
 DEFAULT_MOUNT: tuple[str, float] = ("centre", 1.5)
 #: Least room (m) between a wall-mounted object's top and the ceiling (a window's lintel, a clock's hook).
 MOUNT_CEILING_GAP = 0.1
+#: Least room (m) between the top of what a wall-mounted object hangs ``over`` and the object's bottom (a cooker
+#: hood over a tall cooker goes higher).
+OVER_GAP = 0.05
+#: Least room (m) between the top of what a wall-mounted object measured by its top (a curtain rod, its curtains
+#: hanging below) hangs ``over`` and the object's top: the rod and its brackets clear a window's frame.
+OVER_TOP_GAP = 0.1
+#: Standing categories the text hangs ``over`` something, and what they are then: a lamp over the table is a
+#: pendant.
+HANGING: dict[str, str] = {"lamp": "ceiling_lamp"}
 #: Table-top categories and the supporters they prefer, best first (an object the text puts on nothing stands on
 #: the first of these the plan has; with none, the first is added, or the room's own in ``ROOM_SUPPORTER``).
 TABLETOP: dict[str, tuple[str, ...]] = {
@@ -229,20 +244,24 @@ SIZE_FACTORS: dict[str, tuple[float, float, float]] = {
 }
 
 
-def mount_height(category: str, height: float, room_height: float) -> float | None:
+def mount_height(category: str, height: float, room_height: float, over: float | None = None) -> float | None:
     """How high (m) the bottom of a wall- or ceiling-mounted object of ``height`` hangs in a room ``room_height``
     high, or None for a category that is neither ``WALL_MOUNTED`` nor ``CEILING_MOUNTED``.
 
     What hangs from the ceiling has its top at the ceiling (never below the floor). ``MOUNT_HEIGHTS`` says where a
-    wall-mounted object goes (a clock's centre at 1.7 m, a switch's at 1.1 m, a window's sill at 0.9 m); its top
-    stays ``MOUNT_CEILING_GAP`` under the ceiling (a room too low for that gets it lower); in a room too low even
-    for that it is centred in the height, and never below the floor."""
+    wall-mounted object goes (a clock's centre at 1.7 m, a switch's at 1.1 m, a window's sill at 0.9 m); ``over``
+    (the top, m, of what it hangs over) raises it where that is higher: its bottom ``OVER_GAP`` above it, or for
+    one measured by its top (a curtain rod over a window) its top ``OVER_TOP_GAP`` above it. Its top stays
+    ``MOUNT_CEILING_GAP`` under the ceiling (a room too low for that gets it lower); in a room too low even for
+    that it is centred in the height, and never below the floor."""
     if category in CEILING_MOUNTED:
         return max(0.0, room_height - height)
     if category not in WALL_MOUNTED:
         return None
     what, z = MOUNT_HEIGHTS.get(category, DEFAULT_MOUNT)
     bottom = {"centre": z - height / 2, "top": z - height}.get(what, z)
+    if over is not None:
+        bottom = max(bottom, over + OVER_TOP_GAP - height if what == "top" else over + OVER_GAP)
     top_limit = room_height - MOUNT_CEILING_GAP
     if bottom + height > top_limit:
         bottom = top_limit - height
@@ -806,6 +825,7 @@ _REL_PATTERNS: list[tuple[str, str]] = [
     (r"\bin\s+front\s+of\b", "in_front_of"),
     (r"\b(?:to\s+the\s+|on\s+the\s+)?left(?:\s+side)?\s+of\b", "left_of"),
     (r"\b(?:to\s+the\s+|on\s+the\s+)?right(?:\s+side)?\s+of\b", "right_of"),
+    (r"\b(?:(?:hanging|hung|suspended)\s+)?(?:right\s+|directly\s+)?(?:over|above)\b", "over"),
     (r"\b(?:on\s+top\s+of|on|onto|upon|atop|resting\s+on|sitting\s+on|standing\s+on)\b", "on"),
     (r"\b(?:under|underneath|beneath|below)\b", "under"),
     (r"\b(?:around|at)\b", "around"),
@@ -943,7 +963,7 @@ class RulePlanner:
             return grp
 
         # resolve phrases to groups
-        for it in items:
+        for at, it in enumerate(items):
             if not isinstance(it, _Phrase):
                 continue
             noun = " ".join(it.words)
@@ -956,8 +976,13 @@ class RulePlanner:
                 continue
             if match.method == "embedding":
                 notes.append(match.message)
+            category = match.category
+            if category in HANGING and at + 1 < len(items) and isinstance(items[at + 1], _Rel) \
+                    and items[at + 1].type == "over":  # 'a lamp over the table' hangs: a pendant
+                category = HANGING[category]
+                notes.append(f"a {noun} over something hangs: planned a {category.replace('_', ' ')}")
             if it.definite:
-                existing = [g for g in groups if g.category == match.category]
+                existing = [g for g in groups if g.category == category]
                 if existing:
                     grp = existing[-1]
                     for k, v in it.attrs.items():
@@ -965,7 +990,7 @@ class RulePlanner:
                             grp.attributes[k] = v
                     it.group = grp.id
                     continue
-            it.group = new_group(it, match.category, noun).id
+            it.group = new_group(it, category, noun).id
         relations = self._relations(items, groups, notes)
         if not groups:
             if rejected:
@@ -1199,7 +1224,7 @@ def complete_plan(plan: LayoutPlan, grow_room: bool = False) -> LayoutPlan:
     footprints would cover more than ``FILL_TARGET`` of it or a row would not fit along a wall."""
     room = ROOM_TYPES.get(plan.room.type, ROOM_TYPES["room"])
     wall_cats = set(WALL_CATEGORIES) | set(room.wall) | set(WALL_MOUNTED)
-    rels = _hang_wall_mounted(plan, list(plan.relations))
+    rels = _hung_over(plan, _hang_wall_mounted(plan, list(plan.relations)))
     has = {(r.type, r.subject) for r in rels}
     placed_by = {r.subject for r in rels if r.type in ("on", "under")}
     for g in plan.objects:
@@ -1296,6 +1321,21 @@ def _hang_wall_mounted(plan: LayoutPlan, rels: list[Relation]) -> list[Relation]
     return out
 
 
+def _hung_over(plan: LayoutPlan, rels: list[Relation]) -> list[Relation]:
+    """Relations without the 'over' of what stands on the floor or a top: only what hangs (``WALL_MOUNTED``,
+    ``CEILING_MOUNTED``) is over anything; a note says what was not kept."""
+    hung = set(WALL_MOUNTED) | set(CEILING_MOUNTED)
+    out = []
+    for r in rels:
+        g = plan.group(r.subject)
+        if r.type == "over" and g.category not in hung:
+            other = plan.group(r.target).noun or r.target if r.target else ""
+            plan.notes.append(f"a {g.noun or g.category} does not hang; 'over the {other}' was not kept")
+            continue
+        out.append(r)
+    return out
+
+
 #: The share of the floor the typical footprints of the planned floor objects may take before the room grows.
 FILL_TARGET = 0.35
 
@@ -1345,8 +1385,9 @@ def describe_object(g: ObjectSpec, plan: LayoutPlan, relations: list[Relation]) 
         elif r.target:
             other = next((o.noun or o.category for o in plan.objects if o.id == r.target), r.target)
             where.append(f"{r.type.replace('_', ' ')} the {other}")
-    if g.category in CEILING_MOUNTED:
-        where.insert(0, "hanging from the ceiling")
+    if g.category in CEILING_MOUNTED:  # 'hanging from the ceiling over the table'
+        over = where.pop(0) if where and where[0].startswith("over ") else ""
+        where.insert(0, f"hanging from the ceiling {over}".strip())
     article = "" if g.count > 1 else ("an " if head[:1] in "aeiou" else "a ")
     count = f"{g.count} " if g.count > 1 else ""
     text = f"{article}{count}{head}"
@@ -1370,8 +1411,9 @@ def _llm_instructions() -> str:
         "and list it under 'rejected'. Room size is [width, depth, height] in meters; object size is null or "
         "[depth, width, height] in meters. Relations: on, under, next_to, against_wall (target 'wall' or "
         "north/south/east/west), facing, in_front_of, left_of, right_of, in_row (target null), centred "
-        "(target 'room'). Group ids are lower case, unique, not ending in _<number>; use count for several "
-        "alike objects. Write a short description per object.")
+        "(target 'room'), over (only for what hangs on a wall or from the ceiling, above an object). Group ids "
+        "are lower case, unique, not ending in _<number>; use count for several alike objects. Write a short "
+        "description per object.")
 
 
 @dataclass
@@ -1477,9 +1519,9 @@ class LLMPlanner:
 
 
 __all__ = [
-    "CEILING_MOUNTED", "FIXED_CATEGORIES", "MOUNT_HEIGHTS", "OBJECT_RELATIONS", "PLAN_JSON_SCHEMA", "PLAN_SCHEMA",
-    "PLAN_SCHEMA_VERSION", "RELATION_TYPES", "ROOM_SUPPORTER", "ROOM_TYPES", "TABLETOP", "TYPICAL_SIZE", "WALLS",
-    "WALL_CATEGORIES", "WALL_MOUNTED", "Instance", "InstanceRelation", "LLMPlanner", "LayoutPlan", "ObjectSpec",
-    "PlanError", "Planner", "Relation", "Room", "RoomType", "RulePlanner", "complete_plan", "get_planner",
-    "mount_height", "plan_scene",
+    "CEILING_MOUNTED", "FIXED_CATEGORIES", "HANGING", "MOUNT_HEIGHTS", "OBJECT_RELATIONS", "OVER_GAP", "OVER_TOP_GAP",
+    "PLAN_JSON_SCHEMA", "PLAN_SCHEMA", "PLAN_SCHEMA_VERSION", "RELATION_TYPES", "ROOM_SUPPORTER", "ROOM_TYPES",
+    "TABLETOP", "TYPICAL_SIZE", "WALLS", "WALL_CATEGORIES", "WALL_MOUNTED", "Instance", "InstanceRelation",
+    "LLMPlanner", "LayoutPlan", "ObjectSpec", "PlanError", "Planner", "Relation", "Room", "RoomType", "RulePlanner",
+    "complete_plan", "get_planner", "mount_height", "plan_scene",
 ]

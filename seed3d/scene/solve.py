@@ -20,7 +20,9 @@ Hard constraints (every candidate pose is tested against them, vectorised over c
   (``seed3d.scene.plan.WALL_MOUNTED``: a clock, a light switch, a window) hangs so, at its mount height
   (``seed3d.scene.plan.mount_height``), above whatever stands there (the z intervals keep them apart); what hangs
   from the ceiling (``seed3d.scene.plan.CEILING_MOUNTED``: a pendant lamp) is placed as a floor object is, its top
-  at the ceiling;
+  at the ceiling; what hangs ``over`` an object gets the pose right above the target's centre among its
+  candidates (on a wall: on the target's wall, centred on it), and a wall-mounted one hangs higher where the
+  target's top calls for it (``mount_height``'s ``over``);
 - openable parts sweep clear of every other object (sweeps of two objects may overlap: doors are not all
   opened at once);
 - relations hold (``on``, ``under``, ``against_wall`` by construction; the rest by predicate);
@@ -70,6 +72,11 @@ CENTRE_RADIUS = 0.3
 ROW_OFFSET = 0.1
 ROW_GAP = 0.5
 ROW_YAW = math.radians(5.0)
+#: ``over``: the hung object's footprint centre lies within this (m) of the target's in plan (on a wall: along
+#: the wall; its back within ``OVER_BACK`` of the target's and turned as the target within ``OVER_YAW``).
+OVER_OFFSET = 0.1
+OVER_BACK = 0.05
+OVER_YAW = math.radians(5.0)
 
 
 class LayoutError(InvalidInputError):
@@ -496,6 +503,11 @@ class _Obj:
         """Hung on a wall or from the ceiling: takes no floor and no wall length at floor level."""
         return self.mount_z is not None and self.support is None and self.under is None
 
+    @property
+    def on_wall(self) -> bool:
+        """Hung on a wall (not from the ceiling)."""
+        return self.mounted and self.wall is not None
+
 
 @dataclass
 class _Placed:
@@ -581,6 +593,8 @@ class _Solver:
             n = math.floor(2 * lim / step) + 1
             along = -lim + step * np.arange(n)
             along = np.concatenate([along, [lim]]) if along[-1] < lim - 1e-9 else along
+            over = self._over_along(o, wall)
+            along = np.concatenate([along, over[np.abs(over) <= lim]])
             off = back + self.cfg.wall_gap
             if wall == "north":
                 x, y, yaw = along, np.full_like(along, self.D / 2 - off), -math.pi / 2
@@ -597,6 +611,32 @@ class _Solver:
         if not xs:
             return (np.zeros(0),) * 4
         return np.concatenate(xs), np.concatenate(ys), np.concatenate(yaws), np.concatenate(walls)
+
+    def _over_along(self, o: _Obj, wall: str) -> FloatArray:
+        """Positions along ``wall`` (of the slots of ``_wall_candidates``) that put ``o``'s footprint centre right
+        over the placed targets of its ``over`` relations."""
+        mid = o.geom.bounds.mean(axis=0)
+        lateral = {"north": mid[1], "south": -mid[1], "east": -mid[1], "west": mid[1]}[wall]  # its centre's shift
+        out = [self.placed[r.target].oc[0 if wall in ("north", "south") else 1] - lateral for r in o.rels
+               if r.type == "over" and r.target in self.placed]
+        return np.array(out, np.float64)
+
+    def _over_poses(self, o: _Obj) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """Poses (x, y, yaw) that put ``o``'s footprint centre right over the placed targets of its ``over``
+        relations, turned as each target (and by quarter turns)."""
+        mid = o.geom.bounds.mean(axis=0)
+        xs, ys, yaws = [], [], []
+        for r in o.rels:
+            if r.type != "over" or r.target not in self.placed:
+                continue
+            t = self.placed[r.target]
+            yaw = t.pose.yaw + np.array([0.0, math.pi / 2, math.pi, -math.pi / 2])
+            xs.append(t.oc[0] - (np.cos(yaw) * mid[0] - np.sin(yaw) * mid[1]))
+            ys.append(t.oc[1] - (np.sin(yaw) * mid[0] + np.cos(yaw) * mid[1]))
+            yaws.append(yaw)
+        if not xs:
+            return np.zeros(0), np.zeros(0), np.zeros(0)
+        return np.concatenate(xs), np.concatenate(ys), np.concatenate(yaws)
 
     def _grid(self, lo: FloatArray, hi: FloatArray, step: float) -> tuple[FloatArray, FloatArray]:
         nx = max(1, math.floor((hi[0] - lo[0]) / step) + 1)
@@ -651,7 +691,7 @@ class _Solver:
             z = np.full_like(x, cfg.rest_gap)
         else:
             near = [r.target for r in o.rels if r.target in self.placed and r.type in
-                    ("next_to", "facing", "in_front_of", "left_of", "right_of")]
+                    ("next_to", "facing", "in_front_of", "left_of", "right_of", "over")]
             if o.row_prev is not None and o.row_prev in self.placed:
                 near.append(o.row_prev)
             r_obj = float(np.linalg.norm(g.extent[:2])) / 2
@@ -683,6 +723,10 @@ class _Solver:
                 ys.append(y)
                 yws.append(fy)
             del yaw_sets
+            ox, oy, oyaw = self._over_poses(o)
+            xs.append(ox)
+            ys.append(oy)
+            yws.append(oyaw)
             x, y, yaw = np.concatenate(xs), np.concatenate(ys), np.concatenate(yws)
             z = np.full_like(x, o.mount_z if o.mounted else cfg.rest_gap)  # a pendant hangs from the ceiling
             if o.row_prev is not None and o.row_prev in self.placed:
@@ -880,13 +924,14 @@ class _Solver:
             return None
         t = self.placed[r.target]
         return relation_holds(r.type, oc, oh, yaw, t.pose.x, t.pose.y, t.pose.yaw, t.oc, t.oh,
-                              self.objs[r.target].geom.bounds, m)
+                              self.objs[r.target].geom.bounds, m, wall=o.on_wall)
 
     def reverse_ok(self, o: _Obj, subject: str, r: Any, x: FloatArray, y: FloatArray, yaw: FloatArray,
                    oc: FloatArray, oh: FloatArray) -> FloatArray:
         """Whether the placed ``subject``'s relation ``r`` to ``o`` holds for each candidate pose of ``o``."""
         p = self.placed[subject]
-        return relation_holds(r.type, p.oc, p.oh, p.pose.yaw, x, y, yaw, oc, oh, o.geom.bounds, 1.0)
+        return relation_holds(r.type, p.oc, p.oh, p.pose.yaw, x, y, yaw, oc, oh, o.geom.bounds, 1.0,
+                              wall=self.objs[subject].on_wall)
 
     def row_ok(self, o: _Obj, x: FloatArray, y: FloatArray, yaw: FloatArray, oc: FloatArray, oh: FloatArray,
                strict: bool = True) -> FloatArray:
@@ -935,6 +980,9 @@ class _Solver:
                     if other != r.target and any(q.target == r.target and q.type == "next_to"
                                                  for q in self.objs[other].rels):
                         s += 0.4 * (np.hypot(*(oc - p.oc).T) < 0.5 * (np.abs(oh).sum() + np.abs(p.oh).sum()) + 0.3)
+            elif r.type == "over":  # right over the target's centre, not just near enough
+                off, same = over_offset(oc, oh, yaw, t.pose.yaw, t.oc, t.oh, o.on_wall)
+                s += penalty * (off / OVER_OFFSET + 2.0 * ~(same & (off <= OVER_OFFSET - 0.05)))
             elif r.type == "facing":
                 ang = np.abs(_wrap(np.arctan2(t.oc[1] - oc[:, 1], t.oc[0] - oc[:, 0]) - yaw))
                 d = np.hypot(*(oc - t.oc).T)
@@ -1233,11 +1281,20 @@ def _objects_from_plan(plan: Any, geometries: dict[str, ObjectGeometry]) -> list
                 objs[a].row_next = b
             continue
         o.rels.append(r)
-        if r.type in ("next_to", "facing", "in_front_of", "left_of", "right_of") and r.target in objs:
+        if r.type in ("next_to", "facing", "in_front_of", "left_of", "right_of", "over") and r.target in objs:
             objs[r.target].hub += 1
     for o in objs.values():  # what is screwed to a wall hangs on one, whatever the plan says
         if o.mounted and o.wall is None and o.category in WALL_MOUNTED:
             o.wall = "wall"
+    for o in objs.values():  # what hangs on a wall over something hangs higher where its top calls for it
+        for r in o.rels:
+            t = objs.get(r.target or "")
+            if r.type != "over" or not o.on_wall or t is None or t.support is not None or t.under is not None:
+                continue
+            top = (t.mount_z if t.mount_z is not None and t.mounted else 0.0) + float(t.geom.bounds[1, 2])
+            bottom = mount_height(o.category, float(o.geom.extent[2]), room_h, over=top)
+            if bottom is not None and o.mount_z is not None:
+                o.mount_z = max(o.mount_z, bottom - float(o.geom.bounds[0, 2]))
     return list(objs.values())
 
 
@@ -1382,15 +1439,35 @@ def fits_on(geom: ObjectGeometry, poly: FloatArray, step: float = 0.01, yaws: tu
     return False
 
 
+def over_offset(s_oc: FloatArray, s_oh: FloatArray, s_yaw: FloatArray | float, t_yaw: FloatArray | float,
+                t_oc: FloatArray, t_oh: FloatArray, wall: bool = False) -> tuple[FloatArray, FloatArray]:
+    """How far (m) a hung subject's footprint centre is from right over the target's (in plan; for one on a wall,
+    along the wall only), and whether it hangs on the target's wall (its back within ``OVER_BACK`` of the
+    target's, turned as the target within ``OVER_YAW``; always true off walls), broadcast over either side."""
+    s_oc, t_oc = np.asarray(s_oc, np.float64), np.asarray(t_oc, np.float64)
+    cs, sn = np.cos(t_yaw), np.sin(t_yaw)
+    rx, ry = s_oc[..., 0] - t_oc[..., 0], s_oc[..., 1] - t_oc[..., 1]
+    du = cs * rx + sn * ry  # in the target's frame, from its footprint centre
+    dv = -sn * rx + cs * ry
+    if not wall:
+        return np.hypot(du, dv), np.ones(np.shape(du), bool)
+    backs = np.abs(du - np.abs(np.asarray(s_oh)[..., 0]) + np.abs(np.asarray(t_oh)[..., 0]))
+    same = (np.abs(_wrap(np.asarray(s_yaw) - t_yaw)) <= OVER_YAW) & (backs <= OVER_BACK)
+    return np.abs(dv), same
+
+
 def relation_holds(rtype: str, s_oc: FloatArray, s_oh: FloatArray, s_yaw: FloatArray | float,
                    t_x: FloatArray | float, t_y: FloatArray | float, t_yaw: FloatArray | float, t_oc: FloatArray,
-                   t_oh: FloatArray, t_bounds: FloatArray, m: float = 0.0) -> FloatArray:
+                   t_oh: FloatArray, t_bounds: FloatArray, m: float = 0.0, wall: bool = False) -> FloatArray:
     """Whether a subject (footprint centre ``s_oc``, half size ``s_oh``, yaw) stands in relation ``rtype`` to a
     target (pose, footprint centre and half size, asset bounds), broadcast over either side; ``m`` = 1 keeps a
-    margin inside each threshold."""
+    margin inside each threshold; ``wall``: the subject hangs on a wall (for ``over``)."""
     s_oc, t_oc = np.asarray(s_oc, np.float64), np.asarray(t_oc, np.float64)
     if rtype == "next_to":
         return obb_gap(s_oc, s_oh, s_yaw, t_oc, t_oh, t_yaw) <= NEXT_TO_GAP - 0.1 * m
+    if rtype == "over":  # above it by construction: the z intervals of what overlaps in plan never meet
+        off, same = over_offset(s_oc, s_oh, s_yaw, t_yaw, t_oc, t_oh, wall)
+        return same & (off <= OVER_OFFSET - 0.05 * m)
     tb = t_bounds
     cs, sn = np.cos(t_yaw), np.sin(t_yaw)
     rx, ry = s_oc[..., 0] - t_x, s_oc[..., 1] - t_y
