@@ -83,6 +83,7 @@ from seed3d.errors import InvalidInputError
 from seed3d.physics import PhysicsConfig, get_material, prepare
 from seed3d.physics.collision import clear_moving_parts
 from seed3d.physics.functional import FunctionalConfig, check_asset, joint_verdicts
+from seed3d.physics.validate import FIXED_MOUNTS
 from seed3d.progress import heartbeat
 from seed3d.typed import ProgressCallback
 
@@ -591,6 +592,10 @@ def articulate(asset: Asset, reasoner: Reasoner | None = None, config: Articulat
     if unknown:
         raise InvalidInputError(f"glue names parts the asset does not have: {', '.join(unknown)}")
     start = time.perf_counter()
+    if cfg.limits.ground and asset.metadata.get("mount") in FIXED_MOUNTS:
+        # screwed to a wall or hung from a ceiling (the asset frame's z = 0 is its bottom, not a floor): its parts
+        # swing down past z = 0 (a cooker hood's filters)
+        cfg = dataclasses.replace(cfg, limits=dataclasses.replace(cfg.limits, ground=False))
     work = asset.copy()
     for p in work.parts:
         chosen = cfg.materials.get(p.name, cfg.materials.get(p.label))

@@ -717,6 +717,10 @@ class RuleReasoner:
                 pinned = self._on_pin(ctx)
                 if pinned is not None:
                     return pinned
+            if label == "panel" and kind == CLEARANCE:  # a control panel is glued; one hung loose moves
+                loose = self._loose_panel(ctx)
+                if loose is not None:
+                    return loose
             return _fixed(ctx, f"a {label} is structural")
         if label in PIN_LABELS:
             pinned = self._on_pin(ctx)
@@ -853,6 +857,25 @@ class RuleReasoner:
                             f"{t * 1000:.0f} mm clear along it slides", upper=t)
         return None
 
+    def _loose_panel(self, ctx: PartContext) -> Decision | None:
+        """A panel with a running clearance to its parent (a control panel is glued flush): hung on a rod or held
+        in a rail, with one free way and that one level, it slides along it (a curtain on its rod, a cooker hood's
+        visor); held in a track it slides (``_track``); a thin one in runners slides out, otherwise it swings as a
+        flap on its back edge (a hood's grease filter). None when it is none of these."""
+        level = [d for d, ok in ctx.free_directions() if ok and _level(d)] if ctx.contact_kind == CLEARANCE else []
+        if len(level) == 1:  # hung from a rod a panel may also drop off it where nothing stands under it
+            return self._slide(ctx, "sliding", "a panel hung with a running clearance on a rod or in a rail, free "
+                                               "one level way, slides along it", level[0])
+        track = self._track(ctx)
+        if track is not None:
+            return track
+        if not _is_panel(ctx):
+            return None
+        runner = self._runner(ctx)
+        if runner is not None:
+            return self._slide(ctx, "drawer", "a thin panel held in runners slides out along them", runner)
+        return self._hinge(ctx, "flap")
+
     def _hinge(self, ctx: PartContext, what: str) -> Decision:
         box = ctx.shape.box
         order = box.order()
@@ -888,7 +911,9 @@ class RuleReasoner:
             sign = -float(np.sign(box.axes[side_axis] @ _Z) or 1.0)
             why = "on its bottom edge"
         edge_axis = next(i for i in inplane if i != side_axis)
-        face = 1.0 if what == "door" else -1.0  # doors hinge on their outer face, lids on the face they rest on
+        # doors hinge on their outer face, lids on the face they rest on; a flap under its parent (a hood's filter
+        # in its recess) on its outer face too, so it swings down clear of the recess's back wall
+        face = 1.0 if what == "door" or (what == "flap" and float(n @ _Z) < -0.7) else -1.0
         pivot = box.centre + sign * box.extents[side_axis] / 2 * box.axes[side_axis] \
             + face * box.extents[kn] / 2 * n
         toward = -sign * box.axes[side_axis]
@@ -899,7 +924,7 @@ class RuleReasoner:
             prior = "door" if vertical else ("flap" if float(sign * box.axes[side_axis] @ _Z) < 0 else "lid")
             preset = "hinge"
         else:
-            prior = what if what == "screen" else "lid"
+            prior = what if what in ("screen", "flap") else "lid"
             preset = "hinge" if what == "screen" else "lid"
         return Decision("revolute", axis, pivot, ctx.match(edge_dir, pivot), prior, preset,
                         f"a {what} is hinged {why}, opening away from {ctx.parent}")

@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -255,3 +256,34 @@ def test_a_drawer_slides_level_even_when_its_cut_is_clear_only_downwards() -> No
     assert float(drawer.axis @ [0, -1, 0]) > 0.999
     other = RuleReasoner()._slide(ctx, "telescope", "a part slides out")  # type: ignore[arg-type]
     assert float(other.axis @ [0, 0, -1]) > 0.999
+
+
+def _stripped(category: str, seed: int) -> tuple[Any, Any]:
+    from seed3d.articulation import strip_joints
+    from seed3d.synth import generate
+
+    truth = generate(category, seed)
+    return truth, articulate(strip_joints(truth), config=FAST)
+
+
+def test_curtains_hung_on_a_rod_slide_along_it() -> None:
+    """A panel with a running clearance to a rod it hangs from (its rings round the rod) slides along the rod,
+    each curtain of a pair towards the middle; a glued control panel stays fixed."""
+    truth, pred = _stripped("curtain_rod", 1002)
+    want = {j.child: j for j in truth.joints if j.movable}
+    got = {j.child: j for j in pred.joints}
+    assert set(want) == {"curtain_left", "curtain_right"}
+    for name, j in want.items():
+        assert got[name].type == "prismatic", pred.metadata["articulation"]["parts"][name]
+        assert axis_angle(got[name].axis, j.axis) < 1.0 and got[name].upper > 0.5 * j.upper
+
+
+def test_a_wall_hoods_filters_swing_down_and_its_visor_slides_out() -> None:
+    """A cooker hood screwed to the wall (``mount: wall``): the sweep has no floor at its bottom, so the grease
+    filter in its recess underneath swings down on its back edge, and the visor slides out to the front."""
+    truth, pred = _stripped("range_hood", 1000)
+    assert truth.metadata["mount"] == "wall"
+    got = {j.child: j for j in pred.joints}
+    flap = got["filter_0"]
+    assert flap.type == "revolute" and axis_angle(flap.axis, [0.0, 1.0, 0.0]) < 1.0 and flap.upper > 1.0
+    assert got["visor"].type == "prismatic" and got["visor"].unit_axis[0] > 0.99
