@@ -24,10 +24,7 @@ from seed3d.scene.plan import (
 )
 from seed3d.scene.solve import OVER_OFFSET, ObjectGeometry, Placement, SolverConfig, solve
 from seed3d.synth import generate
-
-
-def _rels(plan: LayoutPlan) -> set[str]:
-    return {str(r) for r in plan.relations}
+from tests.scene._helpers import rels
 
 
 def _plan(objects: list[ObjectSpec], relations: list[Relation], size: tuple[float, float, float]) -> LayoutPlan:
@@ -64,7 +61,7 @@ def _rod(length: float = 1.8, drop: float = 2.0) -> ObjectGeometry:
 ])
 def test_over_and_above_are_parsed(text: str, expected: set[str], nouns: dict[str, str]) -> None:
     plan = plan_scene(text)
-    assert expected <= _rels(plan)
+    assert expected <= rels(plan)
     for gid, noun in nouns.items():  # 'over' is no longer part of the noun
         assert plan.group(gid).noun == noun
     # a pendant over something is not also put in the middle of the room
@@ -74,7 +71,7 @@ def test_over_and_above_are_parsed(text: str, expected: set[str], nouns: dict[st
 def test_a_lamp_over_something_hangs_and_standing_things_are_never_over() -> None:
     plan = plan_scene("a lamp hanging over the table")
     assert {g.category for g in plan.objects} == {"ceiling_lamp", "table"}
-    assert "over(ceiling_lamp, table)" in _rels(plan) and plan.group("ceiling_lamp").fixed
+    assert "over(ceiling_lamp, table)" in rels(plan) and plan.group("ceiling_lamp").fixed
     boxed = plan_scene("a room with a sofa and a box over the sofa")
     assert not any(r.type == "over" for r in boxed.relations)
     assert any("box does not hang; 'over the sofa' was not kept" in n for n in boxed.notes)

@@ -18,10 +18,7 @@ from seed3d.scene.plan import (
     PlanError,
     plan_scene,
 )
-
-
-def _rels(plan: LayoutPlan) -> set[str]:
-    return {str(r) for r in plan.relations}
+from tests.scene._helpers import rels
 
 
 def test_headline_sentence() -> None:
@@ -33,7 +30,7 @@ def test_headline_sentence() -> None:
     assert groups["kitchen_counter"].noun == "counter"  # a counter is the kitchen counter (base units, sink)
     assert groups["table"].size == (0.8, 1.2, 0.75)  # chairs at a table: dining height
     assert {"against_wall(refrigerator, wall)", "next_to(chair, table)", "facing(chair, table)",
-            "on(microwave, kitchen_counter)", "against_wall(kitchen_counter, wall)"} <= _rels(plan)
+            "on(microwave, kitchen_counter)", "against_wall(kitchen_counter, wall)"} <= rels(plan)
     assert [r.source for r in plan.relations if r.subject == "kitchen_counter"] == ["default"]
     names = [i.name for i in plan.instances()]
     assert names == ["refrigerator", "table", "chair_1", "chair_2", "microwave", "kitchen_counter"]
@@ -77,7 +74,7 @@ def test_attributes_and_room_size() -> None:
     ("a dresser against the east wall", {"against_wall(dresser, east)"}),
 ])
 def test_relations(text: str, expected: set[str]) -> None:
-    assert expected <= _rels(plan_scene(text))
+    assert expected <= rels(plan_scene(text))
 
 
 def test_defaults_add_supports_and_wall_placement() -> None:
@@ -85,7 +82,7 @@ def test_defaults_add_supports_and_wall_placement() -> None:
     cats = {g.category for g in plan.objects}
     assert "table" in cats  # a laptop needs something to stand on
     assert any("added a table" in n for n in plan.notes)
-    assert {"on(laptop, table)", "against_wall(bookshelf, wall)"} <= _rels(plan)
+    assert {"on(laptop, table)", "against_wall(bookshelf, wall)"} <= rels(plan)
     empty = plan_scene("a kitchen")  # no object named: the room type's defaults
     assert {"refrigerator", "oven", "cabinet"} <= {g.category for g in empty.objects}
 
@@ -242,7 +239,7 @@ def test_llm_planner_against_a_local_stub(stub_server: str) -> None:
     assert sent["body"]["response_format"]["type"] == "json_schema"
     assert sent["body"]["response_format"]["json_schema"]["schema"] == PLAN_JSON_SCHEMA
     assert plan.planner == "llm:tiny-model" and plan.group("counter").category == "kitchen_counter"  # mapped noun
-    assert {"on(micro, counter)", "against_wall(fridge, north)", "against_wall(counter, wall)"} <= _rels(plan)
+    assert {"on(micro, counter)", "against_wall(fridge, north)", "against_wall(counter, wall)"} <= rels(plan)
 
 
 @pytest.mark.parametrize(("answer", "message"), [

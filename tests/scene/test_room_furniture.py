@@ -5,17 +5,14 @@ from __future__ import annotations
 from seed3d.scene.omissions import plan_omissions
 from seed3d.scene.plan import ROOM_TYPES, TYPICAL_SIZE, WALL_CATEGORIES, plan_scene
 from seed3d.synth import CATEGORIES
-
-
-def _rels(plan) -> set[str]:  # type: ignore[no-untyped-def]
-    return {str(r) for r in plan.relations}
+from tests.scene._helpers import rels
 
 
 def test_a_bedroom_prompt_plans_a_bed_beside_its_nightstand() -> None:
     plan = plan_scene("a bedroom with a bed, a nightstand and a wardrobe")
     assert [g.category for g in plan.objects] == ["bed", "nightstand", "wardrobe"]
     assert plan.rejected == [] and plan_omissions(plan) == []
-    assert {"against_wall(bed, wall)", "next_to(nightstand, bed)", "against_wall(wardrobe, wall)"} <= _rels(plan)
+    assert {"against_wall(bed, wall)", "next_to(nightstand, bed)", "against_wall(wardrobe, wall)"} <= rels(plan)
     # a bedroom named without objects gets its bed too
     assert "bed" in {g.category for g in plan_scene("a bedroom").objects}
 
@@ -24,7 +21,7 @@ def test_a_bathroom_prompt_plans_its_fixtures() -> None:
     plan = plan_scene("a bathroom with a vanity, a bathtub and a towel rack")
     assert [g.category for g in plan.objects] == ["vanity", "bathtub", "towel_rack"]
     assert plan_omissions(plan) == []
-    assert {"against_wall(vanity, wall)", "against_wall(bathtub, wall)"} <= _rels(plan)
+    assert {"against_wall(vanity, wall)", "against_wall(bathtub, wall)"} <= rels(plan)
     # a sink cabinet is a vanity now, not a plain cabinet
     sink = plan_scene("a bathroom with a sink cabinet and a towel rail")
     assert [g.category for g in sink.objects] == ["vanity", "towel_rack"] and plan_omissions(sink) == []
@@ -35,7 +32,7 @@ def test_living_room_and_office_nouns_map_to_their_own_categories() -> None:
     assert [g.category for g in plan.objects] == ["sofa", "armchair", "tv_stand", "coat_rack"]
     assert plan_omissions(plan) == []
     office = plan_scene("an office with a desk, a chair and a laptop on the desk")
-    assert {"next_to(chair, desk)", "facing(chair, desk)", "on(laptop, desk)"} <= _rels(office)
+    assert {"next_to(chair, desk)", "facing(chair, desk)", "on(laptop, desk)"} <= rels(office)
     kitchen = plan_scene("a kitchen with a sink unit, a fridge and a microwave on the counter")
     # 'the counter' a microwave stands on is the sink unit's worktop, not a second object or a stand-in
     assert [g.category for g in kitchen.objects] == ["kitchen_counter", "refrigerator", "microwave"]

@@ -31,10 +31,7 @@ from seed3d.scene.plan import (
 )
 from seed3d.scene.solve import LayoutError, ObjectGeometry, SupportHoles, solve
 from seed3d.synth import CATEGORIES, generate
-
-
-def _rels(plan: LayoutPlan) -> set[str]:
-    return {str(r) for r in plan.relations}
+from tests.scene._helpers import rels
 
 
 def _on(plan: LayoutPlan) -> dict[str, str]:
@@ -100,7 +97,7 @@ def test_kettle_and_toaster_on_the_kitchen_counter() -> None:
     on = _on(plan)
     assert on["kettle"] == "kitchen_counter" and on["toaster"] == "kitchen_counter"  # the kettle too, not the floor
     # what hangs on a wall: against a wall, fixed, never on anything
-    assert {"against_wall(clock, wall)", "against_wall(window, wall)"} <= _rels(plan)
+    assert {"against_wall(clock, wall)", "against_wall(window, wall)"} <= rels(plan)
     assert plan.group("clock").fixed and plan.group("window").fixed
     assert "clock" not in on and "window" not in on
 
@@ -126,23 +123,23 @@ def test_on_applies_to_every_tabletop_object_of_a_list() -> None:
 def test_unqualified_tabletop_objects_get_a_supporter() -> None:
     kitchen = plan_scene("a kitchen with a fridge and a kettle")
     assert _on(kitchen) == {"kettle": "kitchen_counter"}
-    assert "against_wall(kitchen_counter, wall)" in _rels(kitchen)
+    assert "against_wall(kitchen_counter, wall)" in rels(kitchen)
     assert any("added a kitchen counter for the kettle" in n for n in kitchen.notes)
     # a supporter the plan already has is used before one is added
     assert _on(plan_scene("a kitchen with a cabinet and a coffee machine")) == {"coffee_machine": "cabinet"}
     office = plan_scene("an office with a chair and a stapler")
-    assert _on(office) == {"stapler": "desk"} and "against_wall(desk, wall)" in _rels(office)
+    assert _on(office) == {"stapler": "desk"} and "against_wall(desk, wall)" in rels(office)
     assert _on(plan_scene("a bathroom with a soap dispenser")) == {"dispenser": "vanity"}
     assert _on(plan_scene("a living room with a sofa and a tv")) == {"display": "tv_stand"}
     # floor objects stay on the floor; the toilet and the safe stand against a wall
     floor = plan_scene("a bathroom with a toilet, a bucket and a safe")
     assert floor.supports() == {} and [g.category for g in floor.objects] == ["toilet", "bucket", "safe"]
-    assert {"against_wall(toilet, wall)", "against_wall(safe, wall)"} <= _rels(floor)
+    assert {"against_wall(toilet, wall)", "against_wall(safe, wall)"} <= rels(floor)
 
 
 def test_wall_mounted_objects_are_never_on_anything() -> None:
     plan = plan_scene("a room with a table and a clock on the table")
-    assert plan.supports() == {} and "against_wall(clock, wall)" in _rels(plan)
+    assert plan.supports() == {} and "against_wall(clock, wall)" in rels(plan)
     assert any("clock hangs on a wall" in n for n in plan.notes)
     # they take no floor: a bathroom with ten windows keeps its size
     assert plan_scene("a bathroom with ten windows").room.size == (2.6, 2.2, 2.5)
@@ -279,7 +276,7 @@ def test_lamps_hood_curtains_and_rug_are_planned_where_they_belong() -> None:
     assert plan.group(ceiling).fixed and not any(r.subject == ceiling and r.type in ("on", "under", "against_wall")
                                                  for r in plan.relations)
     rod = next(i for i, c in cats.items() if c == "curtain_rod")
-    assert f"against_wall({rod}, wall)" in _rels(plan) and plan.group(rod).fixed
+    assert f"against_wall({rod}, wall)" in rels(plan) and plan.group(rod).fixed
     hood = plan_scene("a kitchen with an oven and a range hood on the wall")
     assert any(g.category == "range_hood" and g.fixed for g in hood.objects)
 
