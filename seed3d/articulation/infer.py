@@ -1025,6 +1025,13 @@ class RuleReasoner:
             long = ctx.shape.long_axis()
             prior = "latch" if long is not None else "knob_latch"
             why = "a latch handle on a door turns down on its hinge side"
+            tip = ctx.shape.centroid - pivot
+            tip = tip - float(tip @ axis) * axis
+            hangs = np.linalg.norm(tip) > 0.25 * float(ctx.shape.box.extents.max())  # off the pivot, not a bar
+            if long is not None and hangs and float(unit(tip) @ _Z) < -0.7:
+                # hanging down at rest (a casement window's handle): it turns up towards the hinge side
+                signed = unit(np.cross(unit(tip), r))
+                why = "a handle hanging down on a door or sash turns up towards its hinge side"
         else:
             r = unit(_X - float(_X @ axis) * axis)
             v = ctx.parent_shape.centroid - pivot

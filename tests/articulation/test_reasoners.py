@@ -275,7 +275,7 @@ def test_curtains_hung_on_a_rod_slide_along_it() -> None:
     assert set(want) == {"curtain_left", "curtain_right"}
     for name, j in want.items():
         assert got[name].type == "prismatic", pred.metadata["articulation"]["parts"][name]
-        assert axis_angle(got[name].axis, j.axis) < 1.0 and got[name].upper > 0.5 * j.upper
+        assert float(got[name].unit_axis @ j.unit_axis) > 0.999 and got[name].upper > 0.5 * j.upper
 
 
 def test_a_wall_hoods_filters_swing_down_and_its_visor_slides_out() -> None:
@@ -283,7 +283,20 @@ def test_a_wall_hoods_filters_swing_down_and_its_visor_slides_out() -> None:
     filter in its recess underneath swings down on its back edge, and the visor slides out to the front."""
     truth, pred = _stripped("range_hood", 1000)
     assert truth.metadata["mount"] == "wall"
+    want = {j.child: j for j in truth.joints}
     got = {j.child: j for j in pred.joints}
     flap = got["filter_0"]
-    assert flap.type == "revolute" and axis_angle(flap.axis, [0.0, 1.0, 0.0]) < 1.0 and flap.upper > 1.0
+    assert flap.type == "revolute" and float(flap.unit_axis @ want["filter_0"].unit_axis) > 0.999
+    assert flap.lower == 0.0 and flap.upper > 1.0  # down, as far as the true filter drops
     assert got["visor"].type == "prismatic" and got["visor"].unit_axis[0] > 0.99
+
+
+def test_a_casement_handle_hanging_down_turns_up_towards_the_hinge() -> None:
+    """A window sash's handle hangs down at rest (locked) and turns up a quarter turn towards the sash's hinge
+    side; a door's lever handle, lying level, turns down instead (the rule it shares)."""
+    truth, pred = _stripped("window", 1000)
+    want = {j.child: j for j in truth.joints}
+    got = {j.child: j for j in pred.joints}
+    for name in ("sash_0_handle", "sash_1_handle"):
+        assert got[name].type == "revolute"
+        assert float(got[name].unit_axis @ want[name].unit_axis) > 0.999, (got[name].axis, want[name].axis)
