@@ -541,7 +541,9 @@ CATEGORIES: tuple[Category, ...] = (
                                             doc="buttons"),
               "filter_finish": finish_param("brushed_metal", ("aluminium", "stainless steel"), doc="grease filters"),
               "filter_drop": frange(70, 90, "how far the filters swing down, degrees", draw="inline"),
-              "visor_finish": finish_param(("brushed_metal", "painted_metal", "glass"), doc="visor (visor)")},
+              # a glass visor is clear, smoked or frosted (the metals keep their own palettes: no name matches)
+              "visor_finish": finish_param(("brushed_metal", "painted_metal", "glass"), ("clear", "smoked", "frosted"),
+                                           doc="visor (visor)")},
              (0.45, 0.6, 0.42), (0.54, 0.9, 1.08), build_range_hood,
              ("range hood", "cooker hood", "extractor hood", "kitchen hood"), mount="wall"),
     Category("curtain_rod", "curtain rod on wall brackets with finials, and one or two pleated curtain panels on "

@@ -302,3 +302,14 @@ def test_a_rug_lies_flat_at_a_real_size(shape: str, seed: int) -> None:
     assert "burgundy" in bordered.metadata["description"] or "beige" in bordered.metadata["description"]
     plain = generate("rug", seed, {"shape": shape, "border": False})
     assert [p.name for p in plain.parts] == ["rug"]
+
+
+def test_a_glass_visor_is_clear_smoked_or_frosted_and_metal_ones_keep_their_colours() -> None:
+    """A cooker hood's glass visor is never amber, green or blue glass; its metal visors still vary in colour."""
+    glass, metal = set(), set()
+    for seed in range(60):
+        finish = str(generate("range_hood", seed, {"visor": True}).metadata["params"]["visor_finish"])
+        kind, colour = finish.split(":")
+        (glass if kind == "glass" else metal).add(colour)
+    assert glass and glass <= {"clear", "smoked", "frosted"}
+    assert len(metal) >= 4
