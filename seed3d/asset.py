@@ -50,6 +50,12 @@ PART_LABELS: tuple[str, ...] = (
 #: of preference.
 ROOT_LABELS: tuple[str, ...] = ("body", "top", "frame", "base", "seat")
 
+#: Where an object is used (``metadata["mount"]``): it stands on the floor (or a table), is screwed to a wall, or
+#: hangs from the ceiling.
+MOUNTS: tuple[str, ...] = ("floor", "wall", "ceiling")
+#: The mounts that hold an object's root fixed to the world (its wall, its ceiling): no floor under it.
+FIXED_MOUNTS: tuple[str, ...] = ("wall", "ceiling")
+
 #: Where the exporters put each format, relative to the asset (or output) folder; ``{name}`` is the asset name.
 EXPORT_LAYOUT: dict[str, str] = {
     "glb": "{name}.glb",

@@ -529,7 +529,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="validate as a robot: joints held by their motors at rest, a link and its parent not compared "
                         "for overlap, self-collision within the joint limits a warning (default: a robot when the "
                         "file declares actuated joints, <transmission> or <actuator>)")
-    p.add_argument("--mount", choices=("floor", "wall", "ceiling"),  # validate.MOUNTS
+    p.add_argument("--mount", choices=("floor", "wall", "ceiling"),  # seed3d.asset.MOUNTS
                    help="how the object is held at rest: dropped on the floor, or its root fixed as on a wall or "
                         "a ceiling (default: what the folder's asset.json says, else the floor)")
     p.set_defaults(func=cmd_validate)

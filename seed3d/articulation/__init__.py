@@ -78,12 +78,11 @@ from seed3d.articulation.limits import (
     supported_range,
     sweep_joint,
 )
-from seed3d.asset import Asset, Joint, joint_motion
+from seed3d.asset import FIXED_MOUNTS, Asset, Joint, joint_motion
 from seed3d.errors import InvalidInputError
 from seed3d.physics import PhysicsConfig, get_material, prepare
 from seed3d.physics.collision import clear_moving_parts
 from seed3d.physics.functional import FunctionalConfig, check_asset, joint_verdicts
-from seed3d.physics.validate import FIXED_MOUNTS
 from seed3d.progress import heartbeat
 from seed3d.typed import ProgressCallback
 

@@ -859,11 +859,11 @@ class RuleReasoner:
 
     def _loose_panel(self, ctx: PartContext) -> Decision | None:
         """A panel with a running clearance to its parent (a control panel is glued flush): hung on a rod or held
-        in a rail, with one free way and that one level, it slides along it (a curtain on its rod, a cooker hood's
+        in a rail, free to move one level way only, it slides along it (a curtain on its rod, a cooker hood's
         visor); held in a track it slides (``_track``); a thin one in runners slides out, otherwise it swings as a
         flap on its back edge (a hood's grease filter). None when it is none of these."""
-        level = [d for d, ok in ctx.free_directions() if ok and _level(d)] if ctx.contact_kind == CLEARANCE else []
-        if len(level) == 1:  # hung from a rod a panel may also drop off it where nothing stands under it
+        level = [d for d, ok in ctx.free_directions() if ok and _level(d)]
+        if len(level) == 1:  # only level ways count: hung from a rod, it may also drop off where nothing is below
             return self._slide(ctx, "sliding", "a panel hung with a running clearance on a rod or in a rail, free "
                                                "one level way, slides along it", level[0])
         track = self._track(ctx)

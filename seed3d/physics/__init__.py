@@ -158,11 +158,6 @@ def _decompose_parts(parts: list[Part], cfg: PhysicsConfig, progress: ProgressCa
         return decompose(part.mesh, _part_collision_config(cfg, time.perf_counter() - start))
 
     workers = min(cfg.resolved_workers(), len(parts))
-    if workers == 1:
-        for i, part in enumerate(parts):
-            progress(i / len(parts), f"collision hulls of {part.name}")
-            results[part.name] = one(part)
-        return results
     progress(0.0, f"collision hulls of {len(parts)} parts, {workers} at a time")
     with ThreadPoolExecutor(workers, thread_name_prefix="seed3d-collision") as pool:
         running: dict[Future[CollisionResult], str] = {pool.submit(one, part): part.name for part in parts}

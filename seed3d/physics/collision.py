@@ -925,27 +925,29 @@ def clear_of(hulls: list[FloatArray], obstacles: list[FloatArray], margin: float
     Returns the pieces and whether anything was cut.
     """
     out, changed = list(hulls), False
-    bounds = [(h.min(axis=0), h.max(axis=0)) for h in out]
+    lo, hi = _bounds(out)
     for obstacle in obstacles:
         if not out:
             break
-        olo, ohi = obstacle.min(axis=0), obstacle.max(axis=0)
-        lo, hi = np.asarray([b[0] for b in bounds]), np.asarray([b[1] for b in bounds])
-        near = np.all(lo <= ohi + margin, axis=1) & np.all(olo <= hi + margin, axis=1)
+        near = np.all(lo <= obstacle.max(axis=0) + margin, axis=1) & np.all(obstacle.min(axis=0) <= hi + margin,
+                                                                             axis=1)
         if not near.any():
             continue
-        nxt: list[FloatArray] = []
         limit = 0.0 if id(obstacle) in strict else depth
-        for h, close in zip(out, near, strict=True):
-            if close and penetration_bound(h, obstacle) > limit:
-                nxt.extend(subtract_convex(h, obstacle, margin, depth))
-                changed = True
-            else:
-                nxt.append(h)
-        if len(nxt) != len(out) or any(a is not b for a, b in zip(nxt, out, strict=True)):
-            bounds = [(h.min(axis=0), h.max(axis=0)) for h in nxt]
-        out = nxt
+        cut = [i for i in np.flatnonzero(near) if penetration_bound(out[i], obstacle) > limit]
+        if not cut:
+            continue
+        pieces = {int(i): subtract_convex(out[i], obstacle, margin, depth) for i in cut}
+        out = [p for i, h in enumerate(out) for p in pieces.get(i, [h])]
+        lo, hi = _bounds(out)
+        changed = True
     return out, changed
+
+
+def _bounds(hulls: list[FloatArray]) -> tuple[FloatArray, FloatArray]:
+    """Each point set's bounding box corners, as (N, 3) arrays of minima and maxima."""
+    return (np.asarray([h.min(axis=0) for h in hulls]).reshape(-1, 3),
+            np.asarray([h.max(axis=0) for h in hulls]).reshape(-1, 3))
 
 
 def _hull_volume(points: FloatArray) -> float:
@@ -1054,8 +1056,7 @@ def _cut(hulls: list[FloatArray], obstacles: list[FloatArray], paths: list[Float
     if not pieces:
         return []
 
-    path_lo = np.asarray([o.min(axis=0) for o in paths]).reshape(-1, 3)
-    path_hi = np.asarray([o.max(axis=0) for o in paths]).reshape(-1, 3)
+    path_lo, path_hi = _bounds(paths)
 
     def clear(points: FloatArray) -> bool:
         lo, hi = points.min(axis=0), points.max(axis=0)

@@ -101,7 +101,7 @@ from typing import Any
 
 import numpy as np
 
-from seed3d.asset import EXPORT_LAYOUT, Asset
+from seed3d.asset import EXPORT_LAYOUT, FIXED_MOUNTS, MOUNTS, Asset
 from seed3d.errors import AssetFormatError, DependencyError, Seed3DError
 from seed3d.physics import _geometry as geo
 from seed3d.physics import functional
@@ -121,12 +121,6 @@ FOLDER_FORMATS = ("glb", "urdf", "mjcf", "usd", "usdz")
 _CLEARANCE_REACH = 0.01
 #: Collision margin PyBullet's URDF importer gives convex meshes and cylinders (boxes and spheres have none).
 _BULLET_MARGIN = 0.001
-
-
-#: How an object is held in the rest checks (``ValidationConfig.mount``).
-MOUNTS: tuple[str, ...] = ("floor", "wall", "ceiling")
-#: The mounts whose object's root is fixed to the world in the rest checks (screwed to a wall, hung from a ceiling).
-FIXED_MOUNTS: tuple[str, ...] = ("wall", "ceiling")
 
 
 @dataclass
